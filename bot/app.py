@@ -1,0 +1,106 @@
+"""The Bolt app factory: one code path for Socket Mode, HTTP workers and the tests.
+
+Why a thin factory: everything that decides something lives in ``bot/turns.py`` (glue) and
+``bot/cards.py`` (rendering); this only wires a ``WebClient`` (pointed at ``SLACK_API_URL``, so
+tests run against a local fake, with slack_sdk's retry handlers for 429 and connection errors)
+and a ``Dialogue`` (Redis when ``REDIS_URL`` is set) into a Bolt ``App``, and registers the
+listeners by surface. The retry handlers sleep in the listener thread, after the ack, never on
+the 3-second ack path (notes §5).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from slack_bolt import App, BoltRequest, BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.http_retry import (
+    ConnectionErrorRetryHandler,
+    HttpRequest,
+    HttpResponse,
+    RateLimitErrorRetryHandler,
+    RetryState,
+)
+
+from bot import listeners, metrics
+from bot.settings import Settings
+from bot.turns import Turns
+from dialogue import Dialogue, MemoryStore, RedisStore
+
+log = logging.getLogger(__name__)
+
+LISTENER_THREADS = 16  # Bolt's default is 5; a 429 back-off holds a thread for seconds
+
+
+class CountingRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """slack_sdk's 429 handler (sleeps Retry-After + jitter), counted in the metrics."""
+
+    def prepare_for_next_attempt(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        metrics.slack_retry("ratelimited")
+        super().prepare_for_next_attempt(
+            state=state, request=request, response=response, error=error
+        )
+
+
+def make_client(settings: Settings) -> WebClient:
+    """The Web API client every listener uses; retries 429 (Retry-After) and connection errors."""
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    return WebClient(
+        token=token,
+        base_url=settings.slack_api_url,
+        timeout=10,
+        retry_handlers=[
+            ConnectionErrorRetryHandler(max_retry_count=2),
+            CountingRateLimitRetryHandler(max_retry_count=2),
+        ],
+    )
+
+
+def make_dialogue(settings: Settings) -> Dialogue:
+    """Redis-kept conversations; the in-process store only without REDIS_URL (Socket Mode/dev)."""
+    if settings.redis_url:
+        store: Any = RedisStore(settings.redis_url)
+    else:
+        log.warning("REDIS_URL is not set: conversations live in this process only")
+        store = MemoryStore()
+    return Dialogue(store, ttl_seconds=settings.conversation_ttl_seconds)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    dialogue: Dialogue | None = None,
+    client: WebClient | None = None,
+) -> App:
+    """Build the Bolt app. With a bot token, Bolt calls ``auth.test`` once here (fail fast)."""
+    client = client or make_client(settings)
+    secret = settings.slack_signing_secret
+    app = App(
+        client=client,
+        signing_secret=secret.get_secret_value() if secret else "",
+        process_before_response=False,
+        listener_executor=ThreadPoolExecutor(
+            max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
+        ),
+    )
+    turns = Turns(settings, dialogue or make_dialogue(settings), client)
+
+    @app.middleware
+    def count_retries(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse:
+        """Slack's redeliveries carry X-Slack-Retry-Num/-Reason: count them (deduped later)."""
+        if req.headers.get("x-slack-retry-num"):
+            reason = (req.headers.get("x-slack-retry-reason") or ["unknown"])[0]
+            metrics.slack_retry(str(reason))
+        return next()  # type: ignore[no-any-return]
+
+    listeners.register(app, turns)
+    return app

@@ -1,0 +1,777 @@
+"""The glue between Slack payloads and the dialogue: one method per kind of turn.
+
+Listeners (``bot/listeners/``) ack first, then call a method here. Each method:
+
+1. builds the conversation key from the payload (or reads it from the clicked block's id),
+2. asks the dialogue (which loads, dedupes, compare-and-sets and answers with plain data),
+3. renders the reply with ``bot/cards.py`` and updates the thread's question message in place,
+4. records one metric and one log line for the turn.
+
+Why these choices:
+
+* **Key** ``{team}:{channel}:{root_ts}:{user}`` - the install team as namespace (channel ids are
+  shared across Slack Connect orgs), the thread's root message, and the person who started the
+  sizing. One thread may hold several people's sizings (everyone who clicks "Start a sizing" on
+  the same message gets their own), each with its own question message; a typed reply in the
+  thread is routed by its author, so other people talking in the thread are simply not answers.
+* **Owner** is the Slack user id; ``Dialogue.handle(actor=...)`` refuses anyone else, and the
+  click's version (in the action block's id) makes a stale or repeated click change nothing.
+* **Internal vs external**: internal-only actions need the actor's own team (``user.team_id`` of
+  a click, confirmed with ``users.info`` for slash commands whose payload semantics in shared
+  channels are not documented) to be in ``INTERNAL_TEAM_IDS``; unknown actor -> refused.
+  External people may run sizings, see the math, compare, and *request* a formal quote: the
+  internal summary goes to ``QUOTE_CHANNEL_ID`` only (refused if that channel is itself shared),
+  and the requester is told what happens next. Posting the "Start a sizing" message and the
+  ``status`` command are internal-only.
+* Slack errors after the ack are logged and counted, never raised into Bolt (which would only
+  log them again); the person is told when something they asked for could not be done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot import cards, logs, metrics
+from bot.escape import escape, unescape
+from bot.settings import Settings
+from dialogue import Conflict, Dialogue, Duplicate, NotOwner, Reply, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+Respond = Callable[..., Any]
+
+HELP = (
+    "*GPU sizing* asks a few questions (model, workload, load) and recommends one 8-GPU node, "
+    "data-parallel replicas or a multi-node cluster, with the numbers behind it.\n"
+    "• `/gpu-sizing` or `/gpu-sizing llama 3.1 70b inference 64 users 32k context` - start "
+    "(what you type pre-fills answers)\n"
+    "• mention me in a channel, or send me a direct message\n"
+    "• answer by clicking or by replying in the sizing's thread\n"
+    "• `/gpu-sizing post` - post a *Start a sizing* button in this channel (vendor team only)"
+)
+NOT_OWNER = "This sizing belongs to {owner}; only they can answer it. Start your own instead?"
+STALE = (
+    "That button belongs to an earlier question of this sizing, so it changed nothing. "
+    "The message shows the current question."
+)
+CONFLICT = (
+    "Another answer to this sizing arrived at the same moment and was applied first; yours "
+    "changed nothing. The message shows the current question."
+)
+REFUSED = "That is only available to the vendor's team, so nothing was done."
+FINISHED_STATES = frozenset({"done", "cancelled", "ended", "expired"})
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def make_key(team: str | None, channel: str, root_ts: str, user: str) -> str:
+    """The conversation key: install team, channel, thread root, the person who started it."""
+    return f"{team or '-'}:{channel}:{root_ts}:{user}"
+
+
+def conv_id(key: str) -> str:
+    """A short stable id for logs when the dialogue gave none (never the raw ids)."""
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+@dataclass
+class Turn:
+    """What one turn did, for the metric and the log line written when it ends."""
+
+    kind: str
+    outcome: str = "ignored"
+    conversation_id: str = ""
+    step: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def from_reply(self, reply: Reply) -> None:
+        self.outcome = reply.kind
+        self.conversation_id = reply.conversation_id
+        self.step = reply.state
+
+
+class Turns:
+    """Turn handling for one app: settings, the dialogue and the (retrying) Web API client."""
+
+    def __init__(self, settings: Settings, dialogue: Dialogue, client: WebClient) -> None:
+        self.settings = settings
+        self.dialogue = dialogue
+        self.client = client
+        self.internal_teams = settings.internal_teams
+        self._bot_user_id: str | None = None
+
+    # ----------------------------------------------------------------- infrastructure
+
+    @contextmanager
+    def turn(self, kind: str) -> Iterator[Turn]:
+        """Time a turn; always record the metric and the log line, whatever happens inside."""
+        t = Turn(kind)
+        started = time.perf_counter()
+        try:
+            yield t
+        except StoreUnavailable:
+            t.outcome = "store_unavailable"
+            metrics.redis_error()
+            raise
+        except Exception:
+            t.outcome = "error"
+            log.exception("turn failed", extra={"json_fields": {"kind": kind}})
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            metrics.observe_turn(kind, t.outcome, seconds)
+            logs.log_turn(
+                conversation_id=t.conversation_id, step=t.step or "-", outcome=t.outcome,
+                duration_ms=seconds * 1000, kind=kind, **t.extra,
+            )
+
+    def api(self, method: str, **kwargs: Any) -> dict[str, Any] | None:
+        """Call the Web API; on failure count it, log it and return None (never raise)."""
+        try:
+            # the typed methods know each method's HTTP verb and encoding (GET params for
+            # users.info, JSON for blocks), and warn when a message lacks fallback text
+            call = getattr(self.client, method.replace(".", "_"))
+            resp = call(**kwargs)
+            return dict(resp.data) if isinstance(resp.data, dict) else {}
+        except SlackApiError as exc:
+            metrics.slack_api_error(method)
+            log.warning("slack api error", extra={"json_fields": {
+                "method": method, "error": str(exc.response.get("error", ""))}})
+        except Exception as exc:  # network errors after the retry handlers gave up
+            metrics.slack_api_error(method)
+            log.warning("slack api failure", extra={"json_fields": {
+                "method": method, "error": type(exc).__name__}})
+        return None
+
+    def bot_user_id(self) -> str | None:
+        """Our own bot user id (auth.test, once), to ignore our messages and strip mentions."""
+        if self._bot_user_id is None:
+            data = self.api("auth.test")
+            if data:
+                self._bot_user_id = str(data.get("user_id") or "") or None
+        return self._bot_user_id
+
+    def ephemeral(
+        self, channel: str, user: str, message: dict[str, Any], thread_ts: str | None = None
+    ) -> None:
+        args: dict[str, Any] = {"channel": channel, "user": user, **message}
+        if thread_ts:
+            args["thread_ts"] = thread_ts
+        self.api("chat.postEphemeral", **args)
+
+    def note(self, channel: str, user: str, text: str, thread_ts: str | None = None,
+             start: tuple[str, str] | None = None) -> None:
+        self.ephemeral(channel, user, cards.note_message(text, start=start), thread_ts)
+
+    def store_down(self, channel: str, user: str, thread_ts: str | None = None,
+                   respond: Respond | None = None) -> None:
+        """Tell the person the store is unreachable (the ack already went to Slack)."""
+        if respond is not None:
+            try:
+                respond(text=cards.STORE_DOWN, response_type="ephemeral")
+                return
+            except Exception:
+                log.warning("respond failed", exc_info=True)
+        self.note(channel, user, cards.STORE_DOWN, thread_ts)
+
+    def render(self, reply: Reply, key: str, owner: str | None) -> dict[str, Any]:
+        return cards.render(reply, key, compare_gpus(), owner)
+
+    def is_internal(self, user: str, payload_team: str | None, *, confirm: bool) -> bool:
+        """Is the actor on the vendor's side? Fail closed when they cannot be identified.
+
+        ``payload_team`` is the actor's team as the payload states it (``user.team_id`` of a
+        click). ``confirm`` asks ``users.info`` too: the user's own ``team_id`` (and
+        enterprise) is authoritative where a payload's team may be the channel's host.
+        """
+        if not self.internal_teams or not payload_team or payload_team not in self.internal_teams:
+            return False
+        if not confirm:
+            return True
+        data = self.api("users.info", user=user)
+        if not data or not isinstance(data.get("user"), dict):
+            return False
+        info = data["user"]
+        teams = {info.get("team_id")}
+        ent = info.get("enterprise_user")
+        if isinstance(ent, dict):
+            teams.add(ent.get("enterprise_id"))
+        if info.get("is_stranger") or info.get("is_restricted"):
+            return False
+        return bool({t for t in teams if t} & self.internal_teams)
+
+    def channel_is_shared(self, channel: str) -> bool | None:
+        """conversations.info flags; None when it cannot be told (callers fail closed)."""
+        data = self.api("conversations.info", channel=channel)
+        if not data or not isinstance(data.get("channel"), dict):
+            return None
+        ch = data["channel"]
+        return bool(ch.get("is_ext_shared") or ch.get("is_shared")
+                    or ch.get("is_pending_ext_shared") or ch.get("is_org_shared"))
+
+    # ----------------------------------------------------------------- starting
+
+    def _start(
+        self, t: Turn, *, team: str | None, channel: str, user: str, opening: str,
+        root_ts: str | None, surface: str, delivery_id: str | None = None,
+        actor_team: str | None = None, shared: bool = False, respond: Respond | None = None,
+    ) -> None:
+        """Start a sizing in a thread: root message (posted if none), question as a reply."""
+        if root_ts is None:
+            posted = self.api(
+                "chat.postMessage", channel=channel,
+                text=f"{cards.user_mention(user)} started a GPU sizing: answer in the thread.",
+            )
+            if not posted or not posted.get("ts"):
+                t.outcome = "error"
+                if respond is not None:
+                    respond(text="I cannot post in this conversation. Invite me to the channel "
+                                 "(`/invite @GPU Sizing`) or send me a direct message.",
+                            response_type="ephemeral")
+                return
+            root_ts = str(posted["ts"])
+            channel = str(posted.get("channel") or channel)
+        key = make_key(team, channel, root_ts, user)
+        try:
+            reply = self.dialogue.start(
+                key, opening, owner=user, delivery_id=delivery_id,
+                meta={"channel": channel, "root": root_ts, "surface": surface,
+                      "actor_team": actor_team or "", "shared": "1" if shared else "0"},
+            )
+        except Duplicate:
+            t.outcome = "duplicate"
+            return
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(channel, user, root_ts, respond if surface == "command" else None)
+            return
+        t.from_reply(reply)
+        metrics.conversation_started()
+        message = self.render(reply, key, user)
+        posted = self.api("chat.postMessage", channel=channel, thread_ts=root_ts, **message)
+        if posted and posted.get("ts"):
+            try:
+                self.dialogue.update_meta(key, {"ts": str(posted["ts"])})
+            except StoreUnavailable:
+                metrics.redis_error()
+        self._after_reply(reply)
+
+    def _after_reply(self, reply: Reply) -> None:
+        if reply.kind == "result" and reply.recommendation is not None:
+            metrics.recommendation(reply.recommendation.verdict)
+            metrics.conversation_finished()
+
+    def command(self, body: dict[str, Any], team: str | None, respond: Respond) -> None:
+        """``/gpu-sizing [help|post|status|opening text]``."""
+        with self.turn("command") as t:
+            text = unescape(str(body.get("text") or "")).strip()
+            user = str(body.get("user_id") or "")
+            channel = str(body.get("channel_id") or "")
+            word = text.split(maxsplit=1)[0].lower() if text else ""
+            if word in ("help", "?"):
+                respond(text=HELP, response_type="ephemeral")
+                t.outcome = "ignored"
+                return
+            if word in ("post", "status"):
+                actor_team = body.get("user_team") or body.get("team_id")
+                if not self.is_internal(user, str(actor_team or ""), confirm=True):
+                    t.outcome = "forbidden"
+                    respond(text=REFUSED, response_type="ephemeral")
+                    return
+                if word == "post":
+                    posted = self.api("chat.postMessage", channel=channel,
+                                      **cards.start_message(user))
+                    t.outcome = "question" if posted else "error"
+                    if not posted:
+                        respond(text="I cannot post here: invite me to the channel first.",
+                                response_type="ephemeral")
+                else:
+                    t.outcome = "ignored"
+                    respond(text=self.status_text(), response_type="ephemeral")
+                return
+            self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=None,
+                        surface="command", actor_team=str(body.get("team_id") or ""),
+                        respond=respond)
+
+    def status_text(self) -> str:
+        """Internal diagnostics for the vendor's team: mode, store, quote channel."""
+        try:
+            self.dialogue.recent("-", limit=1)
+            store = "reachable"
+        except StoreUnavailable:
+            store = "UNREACHABLE"
+        quote = cards.channel_mention(self.settings.quote_channel_id) \
+            if self.settings.quote_channel_id else "not configured"
+        return (f"Mode: {self.settings.mode} · store: {store} · quote requests go to {quote} · "
+                f"internal teams: {len(self.internal_teams)}")
+
+    # ----------------------------------------------------------------- answering
+
+    def _answer(
+        self, t: Turn, key: str, text: str, *, user: str, channel: str, root_ts: str | None,
+        version: int | None = None, delivery_id: str | None = None,
+        message_ts: str | None = None, typed: bool = False,
+    ) -> None:
+        """One answer (typed or clicked) to the conversation at ``key``; update its message."""
+        try:
+            reply = self.dialogue.handle(key, text, version=version, delivery_id=delivery_id,
+                                         actor=user)
+        except Duplicate:
+            t.outcome = "duplicate"
+            return
+        except NotOwner as exc:
+            t.outcome = "not_owner"
+            if not typed:
+                owner = cards.user_mention(exc.owner)
+                start = (channel, root_ts) if root_ts else None
+                self.note(channel, user, NOT_OWNER.format(owner=owner), root_ts, start)
+            return
+        except Conflict:
+            t.outcome = "conflict"
+            self.note(channel, user, CONFLICT, root_ts)
+            return
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(channel, user, root_ts)
+            return
+        t.from_reply(reply)
+        if reply.kind == "error" and version is not None and reply.version != version:
+            t.outcome = "conflict"
+            t.extra["stale"] = True
+            self.note(channel, user, STALE, root_ts)
+            return
+        self._show(key, reply, user, channel, message_ts)
+        self._after_reply(reply)
+
+    def _show(self, key: str, reply: Reply, owner: str, channel: str,
+              message_ts: str | None) -> None:
+        """Update the question message in place (post a new one if it is unknown).
+
+        The message's channel/ts live in the conversation's meta, so any worker can update it;
+        a sizing restarted from an expired one has no meta yet and gets it here.
+        """
+        meta: dict[str, str] = {}
+        try:
+            conv = self.dialogue.load(key)
+            meta = dict(conv.meta) if conv is not None else {}
+        except StoreUnavailable:
+            metrics.redis_error()
+        ts = meta.get("ts") or message_ts
+        channel = meta.get("channel") or channel
+        root = meta.get("root") or _root_of(key) or ""
+        message = self.render(reply, key, owner)
+        if ts and self.api("chat.update", channel=channel, ts=ts, **message) is not None:
+            new_ts = None if meta.get("ts") else ts
+        else:
+            posted = self.api("chat.postMessage", channel=channel, thread_ts=root or None,
+                              **message)
+            new_ts = str(posted["ts"]) if posted and posted.get("ts") else None
+        if new_ts and reply.conversation_id:
+            try:
+                self.dialogue.update_meta(key, {"ts": new_ts, "channel": channel, "root": root})
+            except StoreUnavailable:
+                metrics.redis_error()
+
+    # ----------------------------------------------------------------- events
+
+    def mention(self, body: dict[str, Any], team: str | None, actor_team: str | None) -> None:
+        """``@GPU Sizing ...`` in a channel: answer in a known thread, or start a sizing."""
+        event = body.get("event") or {}
+        with self.turn("mention") as t:
+            user = str(event.get("user") or "")
+            channel = str(event.get("channel") or "")
+            if not user or not channel or event.get("bot_id"):
+                return
+            text = unescape(_MENTION.sub(" ", str(event.get("text") or ""))).strip()
+            thread_ts = event.get("thread_ts")
+            event_id = str(body.get("event_id") or "") or None
+            if thread_ts:
+                key = make_key(team, channel, str(thread_ts), user)
+                try:
+                    known = self.dialogue.load(key) is not None
+                except StoreUnavailable:
+                    metrics.redis_error()
+                    t.outcome = "store_unavailable"
+                    self.store_down(channel, user, str(thread_ts))
+                    return
+                if known:
+                    if text:
+                        self._answer(t, key, text, user=user, channel=channel,
+                                     root_ts=str(thread_ts), delivery_id=event_id, typed=True)
+                    return
+            root = str(thread_ts or event.get("ts") or "")
+            self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=root,
+                        surface="mention", delivery_id=event_id, actor_team=actor_team,
+                        shared=bool(body.get("is_ext_shared_channel")))
+
+    def message(self, body: dict[str, Any], team: str | None, actor_team: str | None) -> None:
+        """A message event: a DM starts a sizing; a reply in a sizing's thread answers it.
+
+        Ignored: our own and other bots' messages, edits/deletes and other subtypes, channel
+        messages outside a thread, messages that mention us (the app_mention handles them),
+        and thread replies by anyone who has no sizing in that thread.
+        """
+        event = body.get("event") or {}
+        kind = "dm" if event.get("channel_type") == "im" else "message"
+        with self.turn(kind) as t:
+            if event.get("subtype") not in (None, "thread_broadcast", "file_share"):
+                return
+            user = str(event.get("user") or "")
+            channel = str(event.get("channel") or "")
+            if not user or not channel or event.get("bot_id") or event.get("bot_profile"):
+                return
+            me = self.bot_user_id()
+            if me and user == me:
+                return
+            raw = str(event.get("text") or "")
+            if kind != "dm" and me and f"<@{me}" in raw:
+                return
+            text = unescape(_MENTION.sub(" ", raw)).strip()
+            thread_ts = event.get("thread_ts")
+            event_id = str(body.get("event_id") or "") or None
+            if not thread_ts:
+                if kind == "dm" and text:
+                    self._start(t, team=team, channel=channel, user=user, opening=text,
+                                root_ts=str(event.get("ts") or ""), surface="dm",
+                                delivery_id=event_id, actor_team=actor_team)
+                return
+            if not text:
+                return
+            key = make_key(team, channel, str(thread_ts), user)
+            try:
+                conv = self.dialogue.load(key)
+            except StoreUnavailable:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
+                self.store_down(channel, user, str(thread_ts))
+                return
+            if conv is None:
+                return
+            self._answer(t, key, text, user=user, channel=channel, root_ts=str(thread_ts),
+                         delivery_id=event_id, typed=True)
+
+    def home(self, body: dict[str, Any]) -> None:
+        """App Home opened: publish "New sizing" and the person's recent sizings."""
+        event = body.get("event") or {}
+        if event.get("tab") not in (None, "home"):
+            return
+        with self.turn("home") as t:
+            user = str(event.get("user") or "")
+            if not user:
+                return
+            store_ok = True
+            recent: list[dict[str, Any]] = []
+            try:
+                recent = self.dialogue.recent(user, limit=5)
+            except StoreUnavailable:
+                metrics.redis_error()
+                store_ok = False
+            t.outcome = "question" if store_ok else "store_unavailable"
+            self.api("views.publish", user_id=user, view=cards.home_view(recent, store_ok))
+
+    # ----------------------------------------------------------------- actions
+
+    def click(self, body: dict[str, Any], action: dict[str, Any]) -> None:
+        """An answer, nav or "change" click on a question or card: one dialogue turn."""
+        with self.turn("action") as t:
+            where = _where(body)
+            parsed = cards.parse_block_id(action.get("block_id"))
+            if parsed is None or not where.user or not where.channel:
+                return
+            key, version = parsed
+            value = action.get("value")
+            if value is None and isinstance(action.get("selected_option"), dict):
+                value = action["selected_option"].get("value")
+            if not value:
+                return
+            delivery = f"act:{where.user}:{action.get('action_ts') or ''}" \
+                if action.get("action_ts") else None
+            self._answer(t, key, str(value), user=where.user, channel=where.channel,
+                         root_ts=_root_of(key), version=version, delivery_id=delivery,
+                         message_ts=None if where.ephemeral else where.message_ts)
+
+    def compare(self, body: dict[str, Any], action: dict[str, Any]) -> None:
+        """Compare with another GPU: re-run the same answers with that GPU, in place.
+
+        The dialogue's own "change gpu" path is used (two turns: open the GPU question, answer
+        it), so the conversation stays the single source of truth and "Change an answer" can
+        switch back.
+        """
+        with self.turn("action") as t:
+            where = _where(body)
+            parsed = cards.parse_block_id(action.get("block_id"))
+            option = action.get("selected_option") or {}
+            gpu = option.get("value") if isinstance(option, dict) else None
+            if parsed is None or not gpu or not where.user:
+                return
+            key, version = parsed
+            try:
+                first = self.dialogue.handle(key, "change gpu", version=version, actor=where.user)
+            except (Conflict, Duplicate, NotOwner, StoreUnavailable) as exc:
+                self._refusal(t, exc, where, key)
+                return
+            if first.kind == "error" and first.version != version:
+                t.outcome = "conflict"
+                self.note(where.channel, where.user, STALE, _root_of(key))
+                return
+            self._answer(t, key, str(gpu), user=where.user, channel=where.channel,
+                         root_ts=_root_of(key), version=first.version,
+                         message_ts=where.message_ts)
+
+    def _refusal(self, t: Turn, exc: Exception, where: _Where, key: str) -> None:
+        root = _root_of(key)
+        if isinstance(exc, Duplicate):
+            t.outcome = "duplicate"
+        elif isinstance(exc, NotOwner):
+            t.outcome = "not_owner"
+            self.note(where.channel, where.user,
+                      NOT_OWNER.format(owner=cards.user_mention(exc.owner)), root,
+                      (where.channel, root) if root else None)
+        elif isinstance(exc, Conflict):
+            t.outcome = "conflict"
+            self.note(where.channel, where.user, CONFLICT, root)
+        elif isinstance(exc, StoreUnavailable):
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(where.channel, where.user, root)
+
+    def math(self, body: dict[str, Any], action: dict[str, Any]) -> None:
+        """Show the math: in the thread for the owner (once per result), ephemeral for others."""
+        with self.turn("action") as t:
+            where = _where(body)
+            parsed = cards.parse_block_id(action.get("block_id"))
+            if parsed is None or not where.user:
+                return
+            key, _version = parsed
+            root = _root_of(key)
+            try:
+                conv = self.dialogue.load(key)
+                reply = self.dialogue.current(key)
+            except StoreUnavailable:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
+                self.store_down(where.channel, where.user, root)
+                return
+            if conv is None or reply is None or reply.recommendation is None:
+                t.outcome = "ended"
+                self.note(where.channel, where.user,
+                          "This sizing has no result any more, so there is no math to show.",
+                          root)
+                return
+            t.from_reply(reply)
+            message = cards.math_message(reply.recommendation)
+            if conv.owner != where.user:
+                self.ephemeral(where.channel, where.user, message, root)
+                return
+            if conv.meta.get("math_version") == str(conv.version):
+                t.outcome = "duplicate"
+                self.note(where.channel, where.user,
+                          "The math for this result is already in the thread.", root)
+                return
+            try:
+                self.dialogue.update_meta(key, {"math_version": str(conv.version)})
+            except StoreUnavailable:
+                metrics.redis_error()
+            self.api("chat.postMessage", channel=conv.meta.get("channel") or where.channel,
+                     thread_ts=root, **message)
+
+    def quote(self, body: dict[str, Any], action: dict[str, Any]) -> None:
+        """Request a formal quote: internal summary to QUOTE_CHANNEL_ID only, audit record,
+        and an ephemeral "what happens next" to the requester. Never posts in the channel."""
+        with self.turn("action") as t:
+            where = _where(body)
+            parsed = cards.parse_block_id(action.get("block_id"))
+            if parsed is None or not where.user:
+                return
+            key, _version = parsed
+            root = _root_of(key)
+            internal = self.is_internal(where.user, where.actor_team, confirm=False)
+            try:
+                conv = self.dialogue.load(key)
+                reply = self.dialogue.current(key)
+            except StoreUnavailable:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
+                self.store_down(where.channel, where.user, root)
+                return
+            if conv is None or reply is None or reply.recommendation is None:
+                t.outcome = "ended"
+                self.note(where.channel, where.user,
+                          "Finish the sizing first: a quote needs its result.", root)
+                return
+            t.from_reply(reply)
+            if conv.owner != where.user and not internal:
+                t.outcome = "not_owner"
+                self.note(where.channel, where.user,
+                          NOT_OWNER.format(owner=cards.user_mention(conv.owner)), root,
+                          (where.channel, root) if root else None)
+                return
+            marker = f"{conv.version}:{where.user}"
+            if conv.meta.get("quote") == marker:
+                t.outcome = "duplicate"
+                self.note(where.channel, where.user,
+                          "Your quote request for this result is already with our sales team.",
+                          root)
+                return
+            target = self.settings.quote_channel_id
+            shared = self.channel_is_shared(target) if target else None
+            if not target or shared is not False:
+                t.outcome = "forbidden"
+                log.error("quote channel missing, shared or unreadable; request not forwarded")
+                self.note(where.channel, where.user,
+                          "Quote requests cannot be forwarded right now; nothing was posted. "
+                          "Please ask your contact at the vendor.", root)
+                return
+            try:
+                record = self.dialogue.record_quote(key, where.user,
+                                                    note="external" if not internal else "")
+                self.dialogue.update_meta(key, {"quote": marker})
+            except StoreUnavailable:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
+                self.store_down(where.channel, where.user, root)
+                return
+            except Exception as exc:  # NotFinished or a race with a restart
+                t.outcome = "error"
+                log.warning("record_quote failed", extra={"json_fields": {
+                    "error": type(exc).__name__}})
+                self.note(where.channel, where.user,
+                          "Finish the sizing first: a quote needs its result.", root)
+                return
+            summary = cards.quote_summary(
+                record, requester=where.user, requester_team=where.actor_team,
+                internal=internal, channel=conv.meta.get("channel") or where.channel,
+                shared=conv.meta.get("shared") == "1" or where.shared, key=key,
+                rec=reply.recommendation, answers=reply.answers,
+            )
+            posted = self.api("chat.postMessage", channel=target, **summary)
+            if posted is None:
+                t.outcome = "error"
+                self.note(where.channel, where.user,
+                          "Your request was recorded, but our sales channel could not be "
+                          "reached; we will follow up from the record.", root)
+                return
+            if internal:
+                text = (f"Quote request posted to {cards.channel_mention(target)} with all inputs "
+                        "and numbers, and recorded in the audit trail.")
+            else:
+                text = ("Thanks! Our sales team has your sizing, with your answers and the numbers."
+                        " A sales engineer will contact you here within one business day to "
+                        "confirm the details and prepare a formal quote. Nothing else was posted "
+                        "in this channel.")
+            self.note(where.channel, where.user, text, root)
+
+    def start_click(self, body: dict[str, Any], action: dict[str, Any],
+                    team: str | None) -> None:
+        """"Start a sizing" / "Start my own sizing": a sizing in the clicked message's thread."""
+        with self.turn("action") as t:
+            where = _where(body)
+            if not where.user:
+                return
+            target = cards.parse_start_value(action.get("value"))
+            channel: str = where.channel
+            root: str | None = where.thread_ts or where.message_ts
+            if target is not None:
+                channel, root = target
+            if not channel or not root:
+                return
+            key = make_key(team, channel, root, where.user)
+            try:
+                conv = self.dialogue.load(key)
+            except StoreUnavailable:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
+                self.store_down(channel, where.user, root)
+                return
+            if conv is not None and conv.state not in FINISHED_STATES:
+                t.outcome = "ignored"
+                self.note(channel, where.user,
+                          "You already have a sizing going in this thread: answer it there, or "
+                          "click Start over on it.", root)
+                return
+            self._start(t, team=team, channel=channel, user=where.user, opening="",
+                        root_ts=root, surface="button", actor_team=where.actor_team,
+                        shared=where.shared)
+
+    def home_new(self, body: dict[str, Any], team: str | None) -> None:
+        """"New sizing" on the App Home: the sizing opens in the person's DM with the bot."""
+        with self.turn("home") as t:
+            user = str((body.get("user") or {}).get("id") or "")
+            if not user:
+                return
+            opened = self.api("conversations.open", users=user)
+            channel = str(((opened or {}).get("channel") or {}).get("id") or "")
+            if not channel:
+                t.outcome = "error"
+                return
+            self._start(t, team=team, channel=channel, user=user, opening="", root_ts=None,
+                        surface="home", actor_team=str((body.get("user") or {}).get("team_id")
+                                                       or ""))
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a click happened and who clicked, from a block_actions payload."""
+
+    user: str
+    actor_team: str | None
+    channel: str
+    message_ts: str | None
+    thread_ts: str | None
+    ephemeral: bool
+    shared: bool
+
+
+def _where(body: dict[str, Any]) -> _Where:
+    user = body.get("user") or {}
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id") or ""
+    return _Where(
+        user=str(user.get("id") or ""),
+        # the clicker's own team; the payload's top-level team is the install's (notes §6)
+        actor_team=str(user.get("team_id") or "") or None,
+        channel=str(channel),
+        message_ts=str(container.get("message_ts") or message.get("ts") or "") or None,
+        thread_ts=str(container.get("thread_ts") or message.get("thread_ts") or "") or None,
+        ephemeral=bool(container.get("is_ephemeral")),
+        shared=bool(body.get("is_ext_shared_channel")),
+    )
+
+
+def _root_of(key: str) -> str | None:
+    parts = key.split(":")
+    return parts[2] if len(parts) == 4 and parts[2] else None
+
+
+_GPUS: list[tuple[str, str]] | None = None
+
+
+def compare_gpus() -> list[tuple[str, str]]:
+    """(label, id) of the catalog's GPUs for the card's Compare menu, vendor-built first."""
+    global _GPUS
+    if _GPUS is None:
+        try:
+            from engine.catalog import catalog
+
+            gpus = sorted(catalog().gpus.values(),
+                          key=lambda g: (not g.vendor_builds, -g.memory_gb, g.name))
+            _GPUS = [(f"{g.name} ({g.memory_gb:.0f} GB)", g.id) for g in gpus]
+        except Exception:
+            log.warning("GPU catalog unavailable for Compare", exc_info=True)
+            return []
+    return _GPUS
+
+
+__all__ = ["HELP", "Turns", "compare_gpus", "escape", "make_key"]

@@ -1,0 +1,349 @@
+"""One turn of the dialogue: load, apply, compare-and-set save, reply.
+
+``Dialogue`` is what a face calls. It holds no conversation in memory (any worker may get
+the next click): each call reads the conversation from the store, applies the text to a
+copy through the shared machine, and writes it back only if the stored version is still
+the one it read. The loser of a race gets ``Conflict`` and nothing it did is kept.
+
+Answers that do not change anything (help, an invalid answer, a stale click) are not
+written: the version stays, so the buttons on screen stay valid.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogue import parse, render
+from dialogue.commands import Command, command
+from dialogue.conversation import AnswerValue, Conversation
+from dialogue.errors import NotFinished, NotOwner
+from dialogue.machine import CANCELLED, DONE, INITIAL, Turn, fire
+from dialogue.opening import extract
+from dialogue.reply import Choice, Reply
+from dialogue.sizing import EngineFailed, Plan, step_notice
+from dialogue.slots import ORDER, QUESTIONS, SLOTS, labelled, relevant, show_model
+from dialogue.store import Store, Write
+from engine.catalog import catalog
+from engine.result import Recommendation
+
+DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+
+
+@dataclass
+class _Outcome:
+    """What applying one text did: whether to save, and what to tell the person."""
+
+    changed: bool = False
+    notices: list[str] = field(default_factory=list)
+    error: str | None = None
+    choices: list[Choice] | None = None
+    plan: Plan | None = None
+    finished: bool = False
+
+
+class Dialogue:
+    """The guided sizing conversation, over a ``Store``. Thread-safe; holds no conversation."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        ttl_seconds: int = DEFAULT_TTL_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+
+    # -- public API ------------------------------------------------------------------------
+
+    def start(
+        self,
+        key: str,
+        opening: str = "",
+        *,
+        owner: str | None = None,
+        delivery_id: str | None = None,
+        meta: dict[str, str] | None = None,
+    ) -> Reply:
+        """A new sizing at ``key`` (replacing whatever was there), pre-filled from ``opening``."""
+        stored = self.store.read(key, delivery_id)
+        old_version = self._version_of(stored.doc) if stored is not None else None
+        now = self.clock()
+        conv = Conversation(
+            id=uuid.uuid4().hex[:12], key=key, state=INITIAL, owner=owner,
+            meta=dict(meta or {}), version=(old_version or 0) + 1,
+            created_at=now, updated_at=now, expires_at=now + self.ttl_seconds,
+        )
+        out = _Outcome(changed=True)
+        if opening.strip():
+            found, leftovers, hint = extract(opening)
+            if found:
+                conv.answers.update(found)
+                shown = ", ".join(f"{SLOTS[s].label.lower()} {SLOTS[s].show(v)}"
+                                  for s, v in found.items())
+                out.notices.append(f"From your message: {shown}.")
+            if hint is not None and "model" not in found:
+                out.error = hint.message
+                out.choices = self._model_choices(hint.suggestions)
+            elif leftovers:
+                out.notices.append("I did not use: " + ", ".join(f"'{w}'" for w in leftovers) + ".")
+        try:
+            self._advance(Turn(conv.state, conv.answers, conv.history), conv, out)
+        except EngineFailed as exc:
+            # keep the pre-filled answers, but ask for the model again: the engine could not size it
+            out.error = f"I could not size that: {exc}."
+            conv.state = INITIAL
+        self.store.write(key, Write(
+            doc=conv.to_json(), version=conv.version, expected=old_version,
+            ttl_seconds=self.ttl_seconds, replace=True, meta=conv.meta,
+            **self._finish_records(conv, out, now),
+        ))
+        return self._render(conv, out, kind="question" if out.error else None)
+
+    def handle(
+        self,
+        key: str,
+        text: str,
+        *,
+        version: int | None = None,
+        delivery_id: str | None = None,
+        actor: str | None = None,
+    ) -> Reply:
+        """Apply a typed answer or a button value (the same path) to the sizing at ``key``."""
+        stored = self.store.read(key, delivery_id)
+        conv = self._decode(stored)
+        if conv is None:
+            cmd = command(text)
+            if cmd is not None and cmd.kind == "restart":
+                return self.start(key, owner=actor)
+            return render.missing(key, expired=stored is not None)
+        if actor is not None and conv.owner is not None and actor != conv.owner:
+            raise NotOwner(conv.owner, actor)
+        if version is not None and version != conv.version:
+            return self._render(conv, _Outcome(
+                error="That question was already answered; here is where the sizing is now."))
+        expected = conv.version
+        out = self._apply(conv, text)
+        now = self.clock()
+        if out.changed:
+            conv.version += 1
+            conv.updated_at = now
+            conv.expires_at = now + self.ttl_seconds
+            self.store.write(key, Write(
+                doc=conv.to_json(), version=conv.version, expected=expected,
+                ttl_seconds=self.ttl_seconds, **self._finish_records(conv, out, now),
+            ))
+        return self._render(conv, out)
+
+    def current(self, key: str) -> Reply | None:
+        """The current question or result, re-rendered (None when there is no sizing)."""
+        conv = self.load(key)
+        return None if conv is None else self._render(conv, _Outcome())
+
+    def load(self, key: str) -> Conversation | None:
+        return self._decode(self.store.read(key))
+
+    def update_meta(self, key: str, meta: dict[str, str]) -> None:
+        """Attach face data (a Slack message ts) without changing the version."""
+        self.store.set_meta(key, meta)
+
+    def record_quote(self, key: str, requester: str, note: str = "") -> dict[str, Any]:
+        """Append a quote request (inputs, numbers, requester) to the audit trail."""
+        conv = self.load(key)
+        if conv is None or conv.state != DONE:
+            raise NotFinished(key, "missing" if conv is None else conv.state)
+        rec = Plan(conv.answers).recommendation()
+        record = self._record(conv, rec, self.clock())
+        record.update(kind="quote", requester=requester, note=note)
+        record["id"] = self.store.append_audit(record)
+        return record
+
+    def recent(self, owner: str, limit: int = 5) -> list[dict[str, Any]]:
+        """The person's latest finished sizings, one per conversation key, newest first."""
+        out: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for row in self.store.recent(owner, limit * 4):
+            if row.get("key") not in seen:
+                seen.add(str(row.get("key")))
+                out.append(row)
+        return out[:limit]
+
+    # -- one turn --------------------------------------------------------------------------
+
+    def _apply(self, conv: Conversation, text: str) -> _Outcome:
+        out = _Outcome()
+        turn = Turn(conv.state, conv.answers, conv.history)
+        cmd = command(text)
+        if conv.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
+            out.error = "This sizing was cancelled. Say 'restart' to begin a new one."
+            return out
+        if cmd is not None:
+            self._navigate(cmd, turn, conv, out)
+        elif conv.state == DONE:
+            out.error = ("The sizing is done. Type 'change <answer>' (e.g. 'change context') to "
+                         "recompute, or 'restart'.")
+        else:
+            self._answer(text, turn, conv, out)
+        conv.state = turn.state
+        return out
+
+    def _navigate(self, cmd: Command, turn: Turn, conv: Conversation, out: _Outcome) -> None:
+        if cmd.kind == "help":
+            fire("help", turn)
+            slot = SLOTS.get(conv.state)
+            out.notices.append(
+                (slot.help if slot else "Change any answer with 'change <answer>', or restart.")
+                + " Type 'back', 'change <answer>', 'restart' or 'cancel' at any time."
+            )
+        elif cmd.kind == "cancel":
+            out.changed = fire("cancel", turn)
+        elif cmd.kind == "restart":
+            out.changed = fire("restart", turn)
+        elif cmd.kind == "back":
+            target = _back_target(turn)
+            if target is None:
+                out.error = "This is the first question; there is nothing to go back to."
+            else:
+                out.changed = fire("back", turn, target)
+        else:  # change
+            names = [n for n in ORDER if relevant(n, turn.answers)]
+            if cmd.slot is None:
+                out.error = (f"Change what? '{cmd.raw}' is not an answer I keep. "
+                             f"I can change: {', '.join(names)}.") if cmd.raw else (
+                             f"Change what? I can change: {', '.join(names)}.")
+            elif cmd.slot not in names:
+                out.error = f"{SLOTS[cmd.slot].label} does not apply to this workload."
+            else:
+                out.changed = fire("change", turn, cmd.slot)
+
+    def _answer(self, text: str, turn: Turn, conv: Conversation, out: _Outcome) -> None:
+        state = turn.state
+        before = dict(turn.answers)
+        try:
+            if state == "model":
+                found, _, _ = extract(text)
+                if "model" not in found:  # the specific "did you mean" for the whole text
+                    found = {"model": parse.model(text)}
+                turn.answers.update(found)
+            else:
+                turn.answers[state] = SLOTS[state].read(text, turn.answers)
+        except parse.ParseError as exc:
+            out.error = exc.message
+            if exc.suggestions and state == "model":
+                out.choices = self._model_choices(exc.suggestions)
+            return
+        try:
+            self._advance(turn, conv, out)
+        except EngineFailed as exc:
+            turn.answers.clear()
+            turn.answers.update(before)
+            turn.state = state
+            out.error = f"I could not size that: {exc}. Try another answer."
+            out.plan = None
+            return
+        out.changed = True
+
+    def _advance(self, turn: Turn, conv: Conversation, out: _Outcome) -> None:
+        """Move to the first open question (asking the engine if a step decides it)."""
+        plan = Plan(turn.answers)
+        target = plan.next_state()
+        was = turn.state
+        fire("advance", turn, target)
+        conv.state = turn.state
+        out.plan = plan
+        if target == "int4":
+            out.notices += [step_notice(q) for q in plan.recommendation(allow_int4=True).questions
+                            if q.step == 1]
+        elif target in ("interconnect", DONE):
+            out.notices += [step_notice(q) for q in plan.steps()]
+        out.finished = target == DONE and was != DONE
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _render(self, conv: Conversation, out: _Outcome, kind: str | None = None) -> Reply:
+        if conv.state == CANCELLED:
+            return render.cancelled(conv, error=out.error)
+        if conv.state == DONE:
+            plan = out.plan or Plan(conv.answers)
+            try:
+                rec = plan.recommendation()
+            except EngineFailed as exc:
+                return _engine_error(conv, str(exc))
+            return render.result(conv, rec, notices=out.notices, error=out.error)
+        reply = render.question(conv, notices=out.notices, error=out.error, choices=out.choices)
+        if kind is not None and reply.kind != kind:
+            reply = reply.model_copy(update={"kind": kind})
+        return reply
+
+    def _decode(self, stored: Any) -> Conversation | None:
+        if stored is None:
+            return None
+        conv = Conversation.from_json(stored.doc, stored.meta)
+        if conv.expires_at <= self.clock():
+            return None
+        return conv
+
+    @staticmethod
+    def _version_of(doc: str) -> int:
+        return Conversation.model_validate_json(doc).version
+
+    @staticmethod
+    def _model_choices(ids: list[str]) -> list[Choice]:
+        models = catalog().models
+        return [Choice(value=m, label=models[m].name) for m in ids if m in models]
+
+    def _finish_records(self, conv: Conversation, out: _Outcome, now: float) -> dict[str, Any]:
+        if not out.finished or out.plan is None:
+            return {}
+        rec = out.plan.recommendation()
+        return {
+            "audit": {**self._record(conv, rec, now), "kind": "sizing"},
+            "owner": conv.owner,
+            "recent": {
+                "key": conv.key, "conversation_id": conv.id,
+                "model": show_model(conv.answers.get("model")),
+                "workload": str(conv.answers.get("workload", "")),
+                "verdict": rec.verdict, "headline": rec.headline, "finished_at": now,
+            },
+        }
+
+    @staticmethod
+    def _record(conv: Conversation, rec: Recommendation, now: float) -> dict[str, Any]:
+        inputs: dict[str, AnswerValue] = {
+            k: v for k, v in conv.answers.items() if relevant(k, conv.answers)
+        }
+        return {
+            "key": conv.key, "conversation_id": conv.id, "owner": conv.owner, "at": now,
+            "inputs": inputs, "answers": labelled(conv.answers),
+            "verdict": rec.verdict, "step": rec.step, "headline": rec.headline,
+            "nodes": rec.nodes, "gpus_per_node": rec.gpus_per_node, "gpu": rec.gpu,
+            "precision": rec.precision, "replicas": rec.replicas,
+            "interconnect": rec.interconnect,
+            "numbers": rec.numbers.model_dump(exclude_none=True),
+        }
+
+
+def _back_target(turn: Turn) -> str | None:
+    """The question to return to: the last one asked that still applies, else the previous
+    answered one in tree order (so 'back' works after a pre-filled opening too)."""
+    while turn.history:
+        s = turn.history.pop()
+        if s != turn.state and s in QUESTIONS and relevant(s, turn.answers):
+            return s
+    upto = ORDER.index(turn.state) if turn.state in ORDER else len(ORDER)
+    earlier = [s for s in ORDER[:upto] if s in turn.answers and relevant(s, turn.answers)]
+    return earlier[-1] if earlier else None
+
+
+def _engine_error(conv: Conversation, why: str) -> Reply:
+    return Reply(
+        kind="error", conversation_id=conv.id, version=conv.version, state=conv.state,
+        text="The engine could not size these answers.",
+        error=f"I could not size that: {why}. Change an answer or restart.",
+        nav=render.result_nav(conv), answers=labelled(conv.answers),
+    )

@@ -1,0 +1,200 @@
+"""Memory: weights per precision, KV cache per token, training state and activations.
+
+Formulas only; constants come from the catalog's policy. Sources for each formula are in
+``../shared/notes/engine.md`` section 4 and cited inline. GB = 1e9 bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalog import ModelSpec, Policy
+from engine.params import ParamCount
+
+GB = 1e9
+
+#: Bytes per parameter or per cached element for the 8- and 16-bit formats.
+BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+
+def int4_bits(policy: Policy) -> float:
+    """AWQ/GPTQ INT4: 4 bits plus a 16-bit scale and a 4-bit zero per group (4.156 at g128)."""
+    return 4.0 + (policy.int4_scale_bits + policy.int4_zero_bits) / policy.int4_group_size
+
+
+def weights_bytes(pc: ParamCount, precision: str, policy: Policy) -> float:
+    """Weight bytes. Quantized formats keep the embedding and output head in 16 bits.
+
+    FP8 and INT4 checkpoints (e.g. Llama-3.1-405B-FP8, AWQ releases) leave the embedding
+    tables in BF16, which is why a 70B in INT4 is ~40 GB and not 35 GB.
+    """
+    if precision in ("bf16", "fp16"):
+        return 2.0 * pc.total
+    body = pc.total - pc.embedding
+    if precision == "fp8":
+        bits = 8.0
+    elif precision == "int4":
+        bits = int4_bits(policy)
+    elif precision == "nf4":
+        bits = policy.nf4_bits_per_param
+    else:
+        raise ValueError(f"unknown precision '{precision}'")
+    return body * bits / 8.0 + 2.0 * pc.embedding
+
+
+def kv_bytes_per_token_layer(m: ModelSpec, kv_precision: str) -> float:
+    """One token's cache in one layer.
+
+    GQA keeps K and V for each KV head; MLA (DeepSeek-V2/V3) keeps one compressed latent
+    plus the decoupled RoPE key, and no separate V (vLLM MLAAttentionSpec).
+    """
+    b = BYTES[kv_precision]
+    if m.mla is not None:
+        return (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * b
+    return 2.0 * m.kv_heads * m.head_dim * b
+
+
+def kv_bytes_per_token(m: ModelSpec, kv_precision: str) -> int:
+    """What one token costs when every layer keeps it (the figure calculators quote)."""
+    return round(m.layers * kv_bytes_per_token_layer(m, kv_precision))
+
+
+def kv_tp_factor(m: ModelSpec, tp: int) -> float:
+    """How much the aggregate cache grows when tensor parallelism exceeds the KV heads.
+
+    Each TP rank needs at least one KV head: with tp > kv_heads the heads are replicated
+    (vLLM: ``max(1, kv_heads // tp)`` per rank). MLA's latent is replicated on every rank.
+    """
+    if m.mla is not None:
+        return float(tp)
+    return max(m.kv_heads, tp) / m.kv_heads
+
+
+def cached_layer_tokens(m: ModelSpec, context: float) -> float:
+    """Layer-tokens one sequence keeps: full layers hold the context, window layers the window."""
+    full = m.layers - m.swa_layers
+    window = min(m.sliding_window or context, context)
+    return full * context + m.swa_layers * window
+
+
+def kv_cache_bytes(
+    m: ModelSpec, kv_precision: str, context: float, concurrency: float, tp: int = 1
+) -> float:
+    """KV cache for ``concurrency`` sequences of ``context`` tokens, sliding windows counted."""
+    per = kv_bytes_per_token_layer(m, kv_precision)
+    return concurrency * per * cached_layer_tokens(m, context) * kv_tp_factor(m, tp)
+
+
+# -- training --------------------------------------------------------------------------------
+
+
+def lora_params(m: ModelSpec, rank: int) -> float:
+    """LoRA adapter parameters: rank r on q, k, v, o and on the dense/shared MLP projections.
+
+    Routed experts are left frozen (the usual MoE LoRA recipe); a projection d_in x d_out
+    gains r * (d_in + d_out) parameters.
+    """
+    h = m.hidden
+    if m.mla is not None:
+        q_out = m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim)
+        kv_out = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim
+        o_in = m.heads * m.mla.v_head_dim
+        attn = rank * ((h + q_out) + (h + kv_out) + (o_in + h))
+    else:
+        q = m.heads * m.head_dim
+        kv = m.kv_heads * m.head_dim
+        attn = rank * ((h + q) + 2 * (h + kv) + (q + h))
+    mats = 3 if m.gated_mlp else 2
+    dense_mlp = rank * mats * (h + m.ffn)
+    moe_layers = _moe_layers(m)
+    dense_layers = m.layers - moe_layers
+    shared = rank * mats * (h + (m.moe_ffn or m.ffn)) * m.shared_experts
+    return m.layers * attn + dense_layers * dense_mlp + moe_layers * shared
+
+
+def _moe_layers(m: ModelSpec) -> int:
+    if not m.is_moe:
+        return 0
+    candidates = m.layers - m.dense_layers
+    return candidates // m.moe_every
+
+
+@dataclass(frozen=True)
+class TrainingState:
+    """Model states of one training workload, before sharding (bytes)."""
+
+    workload: str
+    weights: float
+    grads: float
+    optimizer: float
+    trainable_params: float
+    base_precision: str
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.grads + self.optimizer
+
+
+def training_state(m: ModelSpec, pc: ParamCount, workload: str, policy: Policy) -> TrainingState:
+    """Weights, gradients and Adam state for full training, LoRA (BF16 base) or QLoRA (NF4).
+
+    Full training: 2 B bf16 weights + fp32 gradients + 12 B Adam (fp32 master, m, v) =
+    18 B/param (Megatron, llm-analysis). LoRA/QLoRA: the frozen base plus the same 18 B for
+    each adapter parameter.
+    """
+    per_trainable = 2.0 + policy.master_grad_bytes_per_param + policy.adam_bytes_per_param
+    if workload in ("full-finetune", "pretrain"):
+        return TrainingState(
+            workload=workload,
+            weights=2.0 * pc.total,
+            grads=policy.master_grad_bytes_per_param * pc.total,
+            optimizer=policy.adam_bytes_per_param * pc.total,
+            trainable_params=pc.total,
+            base_precision="bf16",
+        )
+    adapters = lora_params(m, policy.lora_rank)
+    if workload == "lora":
+        base, base_precision = weights_bytes(pc, "bf16", policy), "bf16"
+    elif workload == "qlora":
+        base, base_precision = weights_bytes(pc, "nf4", policy), "nf4"
+    else:
+        raise ValueError(f"'{workload}' is not a training workload")
+    return TrainingState(
+        workload=workload,
+        weights=base + 2.0 * adapters,
+        grads=policy.master_grad_bytes_per_param * adapters,
+        optimizer=policy.adam_bytes_per_param * adapters,
+        trainable_params=adapters,
+        base_precision=base_precision,
+    )
+
+
+def activations_per_gpu(m: ModelSpec, policy: Policy, tp: int = 1) -> float:
+    """Activation memory of one micro-batch on one GPU, with full recomputation.
+
+    Each layer keeps its input (2*s*b*h bytes), the layer being recomputed holds 34*s*b*h,
+    and the loss keeps fp32 logits (s*b*V*4); tensor + sequence parallelism divide all of it
+    by tp (Korthikanti et al. 2022, Table 2). Frozen LoRA bases pay the same activations.
+    Under pipeline parallelism the first stage holds as many in-flight micro-batches as
+    there are stages, i.e. all L layers' worth: no division by pp.
+    """
+    sb = policy.train_seq_len * policy.train_micro_batch
+    per_hidden = policy.activation_ckpt_bytes * m.layers + policy.activation_layer_bytes
+    return sb * (m.hidden * per_hidden + m.vocab * policy.logits_bytes) / tp
+
+
+def sharded_state_per_gpu(
+    state: TrainingState, *, model_parallel: int, dp: int, strategy: str
+) -> float:
+    """Per-GPU model states under a sharding strategy.
+
+    ``zero2``: weights replicated across data-parallel ranks, gradients and optimizer
+    sharded. ``zero3`` (FSDP full shard): everything sharded. Tensor/pipeline parallelism
+    (``model_parallel`` = tp*pp) splits everything first.
+    """
+    per_mp = 1.0 / model_parallel
+    if strategy == "zero3":
+        return state.total * per_mp / dp
+    if strategy == "zero2":
+        return state.weights * per_mp + (state.grads + state.optimizer) * per_mp / dp
+    raise ValueError(f"unknown sharding strategy '{strategy}'")

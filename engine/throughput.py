@@ -1,0 +1,218 @@
+"""Inference on a node or a cluster: which layouts fit, and the tokens/s each delivers.
+
+Decode is memory-bound: every step streams the weights and the live KV cache from memory
+(``t >= bytes / (BW * eta)``), plus, under tensor parallelism, two latency-bound all-reduces
+per layer (Megatron f/g; ~24 us each on PCIe, so 3.8 ms per token for an 80-layer model).
+Prefill is compute-bound (``2 * P_active`` FLOPs per token plus attention) plus the TP
+all-reduce of each prompt token's activations. A request's output tokens share the node's
+time with its prompt tokens in the ratio of the policy's request shape.
+(notes/engine.md sections 2.2, 5.2, 7.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.catalog import GPUSpec, ModelSpec, Policy
+from engine.comm import Fabric, allreduce_s, p2p_s
+from engine.memory import GB, cached_layer_tokens, kv_cache_bytes, weights_bytes
+from engine.params import ParamCount
+
+
+@dataclass(frozen=True)
+class InferencePlan:
+    """One deployment layout: ``dp`` instances of ``tp`` x ``pp`` GPUs over ``nodes`` nodes."""
+
+    precision: str
+    kv_precision: str
+    nodes: int
+    gpus_per_node: int
+    tp: int
+    pp: int
+    dp: int
+    concurrency: int
+    context: int
+    weights_bytes: float
+    kv_bytes: float
+    reserve_bytes: float
+    vram_bytes: float
+    weights_share: float
+    weights_ok: bool
+    memory_ok: bool
+    max_concurrency: int
+    tokens_per_s: float
+    decode_step_ms: float
+    prefill_tokens_per_s: float
+
+    @property
+    def fits(self) -> bool:
+        return self.weights_ok and self.memory_ok
+
+    @property
+    def used_bytes(self) -> float:
+        return self.weights_bytes * self.dp + self.kv_bytes + self.reserve_bytes
+
+    @property
+    def free_share(self) -> float:
+        return max(0.0, 1.0 - self.used_bytes / self.vram_bytes)
+
+    @property
+    def label(self) -> str:
+        parts = [f"TP={self.tp}"]
+        if self.pp > 1:
+            parts.append(f"PP={self.pp}")
+        if self.dp > 1:
+            parts.append(f"DP={self.dp}")
+        return " x ".join(parts)
+
+
+def compute_tflops(gpu: GPUSpec, precision: str) -> float:
+    """Dense tensor throughput for the weights' format (INT4 weight-only runs on BF16 units)."""
+    return gpu.fp8_tflops if precision == "fp8" else gpu.bf16_tflops
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
+    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one."""
+    total = nodes * gpus_per_node
+    out = []
+    for tp in _divisors(gpus_per_node):
+        for inst in _divisors(total):
+            if inst % tp:
+                continue
+            pp = inst // tp
+            if pp > m.layers:
+                continue
+            # An instance either fits in a node or spans whole nodes.
+            if inst > gpus_per_node and inst % gpus_per_node:
+                continue
+            if inst <= gpus_per_node and gpus_per_node % inst:
+                continue
+            out.append((tp, pp, total // inst))
+    return out
+
+
+def plan_inference(
+    m: ModelSpec,
+    pc: ParamCount,
+    gpu: GPUSpec,
+    fabric: Fabric,
+    policy: Policy,
+    *,
+    precision: str,
+    kv_precision: str,
+    concurrency: int,
+    context: int,
+    nodes: int,
+    gpus_per_node: int,
+    tp: int,
+    pp: int,
+    dp: int,
+) -> InferencePlan:
+    """Memory fit and throughput of one layout at the requested load."""
+    inst_gpus = tp * pp
+    spans = inst_gpus > gpus_per_node
+    mem = gpu.memory_gb * GB
+    w = weights_bytes(pc, precision, policy)
+    per_inst = math.ceil(concurrency / dp)
+    kv_inst = kv_cache_bytes(m, kv_precision, context, per_inst, tp)
+    reserve = policy.runtime_reserve_gb_per_gpu * GB
+    weights_share = w / (inst_gpus * mem)
+    weights_ok = weights_share <= policy.max_weights_share + 1e-12
+    memory_ok = (w + kv_inst) / inst_gpus + reserve <= mem
+    room = inst_gpus * (mem - reserve) - w
+    per_seq = kv_cache_bytes(m, kv_precision, context, 1, tp)
+    max_conc = dp * max(0, math.floor(room / per_seq)) if per_seq > 0 else 0
+
+    # Decode: one round advances every sequence of the instance by one token.
+    bw = gpu.mem_bw_gbs * GB * policy.hbm_efficiency
+    flops = compute_tflops(gpu, precision) * 1e12
+    avg_ctx = context * (1.0 - policy.output_share / 2.0)
+    kv_read = kv_cache_bytes(m, kv_precision, avg_ctx, per_inst, tp)
+    mb = max(1, min(pp, per_inst))  # micro-batches in flight through the pipeline
+    tokens_mb = per_inst / mb
+    t_mem = (w / inst_gpus + kv_read / inst_gpus / mb) / bw
+    t_comp = 2.0 * pc.active * tokens_mb / inst_gpus / (flops * policy.mfu_decode)
+    act = tokens_mb * m.hidden * 2.0
+    t_tp = 2.0 * (m.layers / pp) * allreduce_s(act, tp, fabric, False) if tp > 1 else 0.0
+    t_p2p = p2p_s(act, fabric, spans) if pp > 1 else 0.0
+    stage = max(t_mem, t_comp) + t_tp + t_p2p
+    round_s = max(mb, pp) * stage
+    decode_tps = per_inst / round_s
+
+    # Prefill: per prompt token, compute over the instance plus TP traffic per stage.
+    prompt = context * (1.0 - policy.output_share)
+    attn = 4.0 * m.heads * m.head_dim * cached_layer_tokens(m, prompt / 2.0)
+    t_pf_comp = (2.0 * pc.active + attn) / inst_gpus / (flops * policy.mfu_prefill)
+    if tp > 1:
+        ring = 2.0 * (tp - 1) / tp * m.hidden * 2.0 / (fabric.busbw_gbs(False) * GB)
+        t_pf_comm = 2.0 * (m.layers / pp) * ring
+    else:
+        t_pf_comm = 0.0
+    t_pf = t_pf_comp + t_pf_comm
+    ratio = (1.0 - policy.output_share) / policy.output_share
+    per_output = round_s / per_inst + ratio * t_pf
+    tps = dp * (1.0 / per_output)
+    return InferencePlan(
+        precision=precision,
+        kv_precision=kv_precision,
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        concurrency=concurrency,
+        context=context,
+        weights_bytes=w,
+        kv_bytes=kv_inst * dp,
+        reserve_bytes=reserve * nodes * gpus_per_node,
+        vram_bytes=mem * nodes * gpus_per_node,
+        weights_share=weights_share,
+        weights_ok=weights_ok,
+        memory_ok=memory_ok,
+        max_concurrency=max_conc,
+        tokens_per_s=tps,
+        decode_step_ms=round_s * 1e3,
+        prefill_tokens_per_s=dp / t_pf,
+    )
+
+
+def best_inference(
+    m: ModelSpec,
+    pc: ParamCount,
+    gpu: GPUSpec,
+    fabric: Fabric,
+    policy: Policy,
+    *,
+    precision: str,
+    kv_precision: str,
+    concurrency: int,
+    context: int,
+    nodes: int,
+    gpus_per_node: int,
+) -> tuple[InferencePlan | None, list[InferencePlan]]:
+    """The fitting layout with the most tokens/s (or None), and every layout tried."""
+    plans = [
+        plan_inference(
+            m, pc, gpu, fabric, policy,
+            precision=precision, kv_precision=kv_precision, concurrency=concurrency,
+            context=context, nodes=nodes, gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp,
+        )
+        for tp, pp, dp in layouts(m, nodes, gpus_per_node)
+    ]
+    fitting = [p for p in plans if p.fits]
+    if not fitting:
+        return None, plans
+    best = max(fitting, key=lambda p: (p.tokens_per_s, -p.pp))
+    return best, plans
+
+
+def nearest_miss(plans: list[InferencePlan]) -> InferencePlan:
+    """The layout that came closest to fitting, to explain a 'no' with its numbers."""
+    dp1 = [p for p in plans if p.dp == 1 and p.tp * p.pp == p.nodes * p.gpus_per_node]
+    pool = dp1 or plans
+    return min(pool, key=lambda p: (p.used_bytes / p.vram_bytes, -p.tp))

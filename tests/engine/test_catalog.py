@@ -1,0 +1,212 @@
+"""The model catalog: it loads, every entry is sourced, and what people type finds the model."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.catalog import (
+    DATA_DIR,
+    Catalog,
+    CatalogError,
+    ModelSpec,
+    UnknownModel,
+    _entries,
+    _model_keys,
+    catalog,
+    load_catalog,
+)
+
+MODELS: dict[str, ModelSpec] = _entries(DATA_DIR / "models.toml", "models", ModelSpec)
+IDS = sorted(MODELS)
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    """The packaged catalog, as the bot loads it (all four data files)."""
+    return catalog()
+
+
+# -- the data ------------------------------------------------------------------------------
+
+
+def test_packaged_catalog_loads_every_model(cat: Catalog) -> None:
+    assert set(cat.models) == set(MODELS)
+
+
+@pytest.mark.parametrize("model_id", IDS)
+def test_every_model_is_sourced_and_plausible(model_id: str) -> None:
+    m = MODELS[model_id]
+    assert m.source.startswith("https://huggingface.co/") and m.source.endswith("config.json")
+    assert m.hf_id in m.source or m.hf_id.split("/")[0] in m.source
+    assert re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", m.id), "ids are short lowercase"
+    assert m.released is not None and re.fullmatch(r"20\d\d-(0[1-9]|1[0-2])", m.released)
+    assert m.max_context >= 8192
+    if m.mla is None:
+        assert m.heads % m.kv_heads == 0
+    if m.is_moe:
+        assert m.active_params_b is not None and m.active_params_b < m.params_b
+    else:
+        assert m.active_params_b is None
+
+
+def test_no_two_models_share_a_lookup_key() -> None:
+    keys = Counter(k for m in MODELS.values() for k in set(_model_keys(m)))
+    assert [k for k, n in keys.items() if n > 1] == []
+
+
+def test_window_layers_follow_the_documented_patterns() -> None:
+    assert MODELS["gemma-2-9b"].swa_layers == 42 // 2  # alternating local/global
+    assert MODELS["gemma-3-27b"].swa_layers == 62 - 62 // 6  # 5 local : 1 global
+    assert MODELS["gpt-oss-120b"].swa_layers == 36 // 2  # alternating 128-token windows
+    assert MODELS["llama-4-scout"].swa_layers == 48 * 3 // 4  # chunked on 3 of 4 layers
+    assert MODELS["mistral-7b"].sliding_window is None  # v0.3 dropped it
+
+
+# -- name resolution -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model_id", IDS)
+def test_resolves_by_hf_id_short_id_and_instruct_variant(cat: Catalog, model_id: str) -> None:
+    m = MODELS[model_id]
+    assert cat.model(m.id).id == model_id
+    assert cat.model(m.hf_id).id == model_id
+    assert cat.model(m.hf_id + "-Instruct").id == model_id
+    assert cat.model(m.id.upper()).id == model_id
+    for alias in m.aliases:
+        assert cat.model(alias).id == model_id, alias
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llama 3.1 70b",
+        "Llama3.1-70B",
+        "LLAMA-3.1-70B-INSTRUCT",
+        "meta-llama/Meta-Llama-3.1-70B-Instruct",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "  llama-3.1-70b  ",
+        "l3.1-70b",
+    ],
+)
+def test_loose_forms_of_llama_3_1_70b(cat: Catalog, text: str) -> None:
+    assert cat.model(text).id == "llama-3.1-70b"
+
+
+@pytest.mark.parametrize(
+    ("text", "model_id"),
+    [
+        ("405b", "llama-3.1-405b"),
+        ("deepseek v3", "deepseek-v3"),
+        ("dsv3", "deepseek-v3"),
+        ("deepseek r1", "deepseek-r1"),
+        ("gptoss 120b", "gpt-oss-120b"),
+        ("openai/gpt-oss-20b", "gpt-oss-20b"),
+        ("maverick", "llama-4-maverick"),
+        ("Qwen/Qwen2.5-72B-Instruct", "qwen-2.5-72b"),
+        ("qwen 2.5 72", "qwen-2.5-72b"),  # missing 'b': a unique prefix still finds it
+        ("google/gemma-3-27b-it", "gemma-3-27b"),
+        ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+        ("8x22b", "mixtral-8x22b"),
+    ],
+)
+def test_fragments_and_nicknames(cat: Catalog, text: str, model_id: str) -> None:
+    assert cat.model(text).id == model_id
+
+
+@pytest.mark.parametrize(
+    ("text", "must_include"),
+    [
+        ("70b", {"llama-3.1-70b", "llama-3.3-70b"}),
+        ("deepseek", {"deepseek-v3", "deepseek-r1"}),
+        ("gpt oss", {"gpt-oss-20b", "gpt-oss-120b"}),
+        ("27b", {"gemma-2-27b", "gemma-3-27b"}),
+    ],
+)
+def test_ambiguous_names_ask_which_one(cat: Catalog, text: str, must_include: set[str]) -> None:
+    with pytest.raises(UnknownModel) as exc:
+        cat.model(text)
+    assert exc.value.ambiguous
+    assert must_include <= set(exc.value.suggestions)
+    assert text in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "model_id"),
+    [
+        ("lama 3.1 70", "llama-3.1-70b"),
+        ("qwen 2,5 72b", "qwen-2.5-72b"),
+        ("qewn2.5-72b", "qwen-2.5-72b"),
+        ("mixtrl 8x7b", "mixtral-8x7b"),
+        ("gema 2 9b", "gemma-2-9b"),
+    ],
+)
+def test_typos_get_did_you_mean(cat: Catalog, text: str, model_id: str) -> None:
+    with pytest.raises(UnknownModel) as exc:
+        cat.model(text)
+    assert not exc.value.ambiguous
+    assert model_id in exc.value.suggestions
+    assert "did you mean" in str(exc.value)
+
+
+@pytest.mark.parametrize("text", ["xyzzy", "", "   ", "the best model", "GPT-5"])
+def test_garbage_is_unknown(cat: Catalog, text: str) -> None:
+    with pytest.raises(UnknownModel) as exc:
+        cat.model(text)
+    assert not exc.value.ambiguous
+
+
+# -- broken data files ---------------------------------------------------------------------
+
+
+def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    path = data / "models.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return data
+
+
+def _llama_70b_block() -> str:
+    text = (DATA_DIR / "models.toml").read_text()
+    start = text.index('id = "llama-3.1-70b"')
+    return text[start : text.index("[[models]]", start)]
+
+
+def test_missing_field_names_file_entry_and_field(tmp_path: Path) -> None:
+    block = _llama_70b_block()
+    data = _broken_copy(tmp_path, block, block.replace("layers = 80\n", ""))
+    with pytest.raises(CatalogError) as exc:
+        load_catalog(data)
+    msg = str(exc.value)
+    assert "models.toml" in msg and "llama-3.1-70b" in msg and "'layers'" in msg
+
+
+def test_wrong_type_names_file_entry_and_field(tmp_path: Path) -> None:
+    block = _llama_70b_block()
+    data = _broken_copy(tmp_path, block, block.replace("hidden = 8192", 'hidden = "big"'))
+    with pytest.raises(CatalogError) as exc:
+        load_catalog(data)
+    msg = str(exc.value)
+    assert "models.toml" in msg and "llama-3.1-70b" in msg and "'hidden'" in msg
+
+
+def test_unknown_field_is_rejected(tmp_path: Path) -> None:
+    block = _llama_70b_block()
+    data = _broken_copy(tmp_path, block, block.replace("hidden = 8192", "hiden = 8192"))
+    with pytest.raises(CatalogError) as exc:
+        load_catalog(data)
+    assert "llama-3.1-70b" in str(exc.value) and "hiden" in str(exc.value)
+
+
+def test_inconsistent_moe_entry_is_rejected(tmp_path: Path) -> None:
+    data = _broken_copy(tmp_path, "experts_active = 8\n", "experts_active = 300\n")
+    with pytest.raises(CatalogError) as exc:
+        load_catalog(data)
+    assert "models.toml" in str(exc.value) and "experts_active" in str(exc.value)

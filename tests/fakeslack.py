@@ -1,0 +1,315 @@
+"""A local fake of the Slack Web API, for tests that run the real Bolt app and WebClient.
+
+Why a real HTTP server (not mocks): the app under test talks to it through slack_sdk's own
+``WebClient`` (``SLACK_API_URL`` points here), so the encoding of every call, the retry
+handlers (429 + ``Retry-After``) and Bolt's start-up ``auth.test`` are all exercised as in
+production. The technique is the one bolt-python's own suite uses (notes §1.6).
+
+Usage::
+
+    fake = FakeSlack().start()
+    settings = Settings(slack_api_url=fake.url, ...)
+    ...
+    fake.wait_for("chat.postMessage", count=1)
+    fake.calls("chat.update")[-1].params["blocks"]
+    fake.rate_limit("chat.postMessage", times=1, retry_after=1)
+    fake.stop()
+
+Every call is recorded (method, params merged from query, form and JSON body, headers).
+Messages are kept per channel so ``chat.update`` of an unknown ``ts`` fails like Slack's.
+``response_url`` posts (Bolt's ``respond()``) go to ``{base}response/<anything>`` and are
+recorded under the method name ``response_url``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlparse
+
+JSON_FIELDS = ("blocks", "view", "attachments", "metadata")
+
+
+@dataclass
+class Call:
+    """One request the fake received."""
+
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)
+    status: int = 200
+
+
+class FakeSlack:
+    """A ThreadingHTTPServer on a free port answering the Web API methods the bot uses."""
+
+    def __init__(
+        self,
+        *,
+        bot_token: str = "xoxb-test-token",
+        bot_user_id: str = "UBOT0001",
+        bot_id: str = "BBOT0001",
+        team_id: str = "TINT0001",
+    ) -> None:
+        self.bot_token = bot_token
+        self.bot_user_id = bot_user_id
+        self.bot_id = bot_id
+        self.team_id = team_id
+        self._lock = threading.Lock()
+        self._calls: list[Call] = []
+        self._cond = threading.Condition(self._lock)
+        self._limits: dict[str, list[int]] = {}  # method -> [times left, retry_after]
+        self._failures: dict[str, list[Any]] = {}  # method -> [times left, error]
+        self._ts = itertools.count(1)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.channels: dict[str, dict[str, Any]] = {}
+        self.messages: dict[str, dict[str, dict[str, Any]]] = {}
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> FakeSlack:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                fake._handle(self)
+
+            def do_POST(self) -> None:
+                fake._handle(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeSlack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() the fake first"
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The base URL to give ``WebClient(base_url=...)`` / ``SLACK_API_URL``."""
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, name: str = "r") -> str:
+        return f"http://127.0.0.1:{self.port}/response/{name}"
+
+    # ------------------------------------------------------------------ configuration
+
+    def add_user(self, user_id: str, team_id: str, **extra: Any) -> None:
+        self.users[user_id] = {"id": user_id, "team_id": team_id, "name": user_id.lower(),
+                               **extra}
+
+    def add_channel(self, channel_id: str, **flags: Any) -> None:
+        self.channels[channel_id] = {"id": channel_id, "name": channel_id.lower(), **flags}
+
+    def rate_limit(self, method: str, times: int = 1, retry_after: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with 429 and ``Retry-After``."""
+        with self._lock:
+            self._limits[method] = [times, retry_after]
+
+    def fail(self, method: str, error: str, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+        with self._lock:
+            self._failures[method] = [times, error]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._calls.clear()
+            self._limits.clear()
+            self._failures.clear()
+
+    # ------------------------------------------------------------------ inspection
+
+    def calls(self, method: str | None = None) -> list[Call]:
+        """Recorded calls (answered 200 or not), optionally of one method, in arrival order."""
+        with self._lock:
+            return [c for c in self._calls if method is None or c.method == method]
+
+    def wait_for(
+        self,
+        method: str,
+        count: int = 1,
+        timeout: float = 10.0,
+        where: Callable[[Call], bool] | None = None,
+    ) -> list[Call]:
+        """Wait until ``count`` successful calls of ``method`` (matching ``where``) arrived."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = [c for c in self._calls if c.method == method and c.status == 200
+                         and (where is None or where(c))]
+                if len(found) >= count:
+                    return found
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [c.method for c in self._calls]
+                    raise AssertionError(
+                        f"expected {count} call(s) of {method}, got {len(found)}; calls: {seen}"
+                    )
+                self._cond.wait(min(left, 0.05))
+
+    def quiet(self, seconds: float = 0.3) -> None:
+        """Wait until no call arrived for ``seconds`` (for asserting that nothing more happens)."""
+        while True:
+            with self._lock:
+                last = self._calls[-1].at if self._calls else 0.0
+            idle = time.monotonic() - last
+            if idle >= seconds:
+                return
+            time.sleep(seconds - idle)
+
+    # ------------------------------------------------------------------ serving
+
+    def _record(self, call: Call) -> None:
+        with self._cond:
+            self._calls.append(call)
+            self._cond.notify_all()
+
+    def _handle(self, req: BaseHTTPRequestHandler) -> None:
+        parsed = urlparse(req.path)
+        length = int(req.headers.get("Content-Length") or 0)
+        raw = req.rfile.read(length) if length else b""
+        params: dict[str, Any] = dict(parse_qsl(parsed.query))
+        ctype = req.headers.get("Content-Type") or ""
+        if raw:
+            if "json" in ctype:
+                try:
+                    body = json.loads(raw)
+                    if isinstance(body, dict):
+                        params.update(body)
+                except ValueError:
+                    pass
+            else:
+                params.update(dict(parse_qsl(raw.decode("utf-8"), keep_blank_values=True)))
+        for name in JSON_FIELDS:
+            if isinstance(params.get(name), str):
+                with contextlib.suppress(ValueError):
+                    params[name] = json.loads(params[name])
+        headers = {k.lower(): v for k, v in req.headers.items()}
+        path = parsed.path
+        if path.startswith("/response/"):
+            call = Call("response_url", params, headers)
+            self._record(call)
+            self._send(req, 200, {"ok": True})
+            return
+        method = path.removeprefix("/api/").strip("/")
+        call = Call(method, params, headers)
+        with self._lock:
+            limit = self._limits.get(method)
+            if limit and limit[0] > 0:
+                limit[0] -= 1
+                call.status = 429
+            failure = self._failures.get(method)
+            fail_error = None
+            if call.status == 200 and failure and failure[0] > 0:
+                failure[0] -= 1
+                fail_error = failure[1]
+        if call.status == 429:
+            self._record(call)
+            assert limit is not None
+            self._send(req, 429, {"ok": False, "error": "ratelimited"},
+                       {"Retry-After": str(limit[1])})
+            return
+        auth = headers.get("authorization", "")
+        token = auth.removeprefix("Bearer ").strip() or str(params.get("token", ""))
+        if token != self.bot_token:
+            call.status = 401
+            self._record(call)
+            self._send(req, 200, {"ok": False, "error": "invalid_auth"})
+            return
+        if fail_error is not None:
+            self._record(call)
+            self._send(req, 200, {"ok": False, "error": fail_error})
+            return
+        result = self._answer(method, params)
+        self._record(call)
+        self._send(req, 200, result)
+
+    def _send(self, req: BaseHTTPRequestHandler, status: int, body: dict[str, Any],
+              headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        req.send_response(status)
+        req.send_header("Content-Type", "application/json; charset=utf-8")
+        req.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            req.send_header(k, v)
+        req.end_headers()
+        req.wfile.write(data)
+
+    def _next_ts(self) -> str:
+        return f"{1700000000 + next(self._ts)}.000100"
+
+    def _answer(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://fake.slack.com/", "team": "Vendor",
+                    "user": "gpu-sizing", "team_id": self.team_id, "user_id": self.bot_user_id,
+                    "bot_id": self.bot_id, "is_enterprise_install": False}
+        if method == "chat.postMessage":
+            channel = str(p.get("channel", ""))
+            if not channel:
+                return {"ok": False, "error": "channel_not_found"}
+            ts = self._next_ts()
+            msg = {"ts": ts, "text": p.get("text"), "blocks": p.get("blocks"),
+                   "thread_ts": p.get("thread_ts"), "user": self.bot_user_id,
+                   "bot_id": self.bot_id}
+            with self._lock:
+                self.messages.setdefault(channel, {})[ts] = msg
+            return {"ok": True, "channel": channel, "ts": ts, "message": msg}
+        if method == "chat.update":
+            channel, ts = str(p.get("channel", "")), str(p.get("ts", ""))
+            with self._lock:
+                msg = self.messages.get(channel, {}).get(ts)
+                if msg is None:
+                    return {"ok": False, "error": "message_not_found"}
+                msg.update({"text": p.get("text"), "blocks": p.get("blocks")})
+            return {"ok": True, "channel": channel, "ts": ts, "text": p.get("text")}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": self._next_ts()}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": "VHOME", **(p.get("view") or {})}}
+        if method == "users.info":
+            user = self.users.get(str(p.get("user", "")))
+            if user is None:
+                return {"ok": False, "error": "user_not_found"}
+            return {"ok": True, "user": user}
+        if method == "conversations.info":
+            ch = self.channels.get(str(p.get("channel", "")))
+            if ch is None:
+                return {"ok": False, "error": "channel_not_found"}
+            return {"ok": True, "channel": ch}
+        if method == "conversations.open":
+            user = str(p.get("users", "")).split(",")[0]
+            return {"ok": True, "channel": {"id": f"D{user[1:]}" if user else "DNONE"}}
+        if method == "team.info":
+            return {"ok": True, "team": {"id": p.get("team") or self.team_id, "name": "Team"}}
+        return {"ok": True}
