@@ -139,9 +139,11 @@ def setup_logging(level: str = "INFO") -> None:
     root.addHandler(json_handler())
     root.setLevel(_level(level))
     # slack_sdk logs full request/response bodies at DEBUG; keep them out unless asked for.
+    # transitions logs every callback of every turn at INFO: noise, not operations.
     if root.level > logging.DEBUG:
         logging.getLogger("slack_sdk").setLevel(logging.INFO)
         logging.getLogger("slack_bolt").setLevel(logging.INFO)
+        logging.getLogger("transitions").setLevel(logging.WARNING)
     logging.captureWarnings(True)
 
 

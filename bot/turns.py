@@ -70,6 +70,7 @@ CONFLICT = (
 )
 REFUSED = "That is only available to the vendor's team, so nothing was done."
 FINISHED_STATES = frozenset({"done", "cancelled", "ended", "expired"})
+META_WAIT_S = 2.0
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
@@ -253,6 +254,8 @@ class Turns:
         except StoreUnavailable:
             metrics.redis_error()
             t.outcome = "store_unavailable"
+            if surface == "command":  # the root we just posted would announce nothing
+                self.api("chat.delete", channel=channel, ts=root_ts)
             self.store_down(channel, user, root_ts, respond if surface == "command" else None)
             return
         t.from_reply(reply)
@@ -354,6 +357,14 @@ class Turns:
         self._show(key, reply, user, channel, message_ts)
         self._after_reply(reply)
 
+    def _meta(self, key: str) -> dict[str, str]:
+        try:
+            conv = self.dialogue.load(key)
+        except StoreUnavailable:
+            metrics.redis_error()
+            return {}
+        return dict(conv.meta) if conv is not None else {}
+
     def _show(self, key: str, reply: Reply, owner: str, channel: str,
               message_ts: str | None) -> None:
         """Update the question message in place (post a new one if it is unknown).
@@ -361,12 +372,14 @@ class Turns:
         The message's channel/ts live in the conversation's meta, so any worker can update it;
         a sizing restarted from an expired one has no meta yet and gets it here.
         """
-        meta: dict[str, str] = {}
-        try:
-            conv = self.dialogue.load(key)
-            meta = dict(conv.meta) if conv is not None else {}
-        except StoreUnavailable:
-            metrics.redis_error()
+        meta = self._meta(key)
+        if meta.get("root") and not meta.get("ts"):
+            # the sizing was just started and its question is being posted by another thread
+            # (a fast typist, a retried event): wait briefly for its ts rather than post twice
+            deadline = time.monotonic() + META_WAIT_S
+            while not meta.get("ts") and time.monotonic() < deadline:
+                time.sleep(0.05)
+                meta = self._meta(key)
         ts = meta.get("ts") or message_ts
         channel = meta.get("channel") or channel
         root = meta.get("root") or _root_of(key) or ""

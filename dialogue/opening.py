@@ -33,6 +33,8 @@ _PATTERNS: tuple[tuple[str, str, Callable[[str], AnswerValue]], ...] = (
     ("int4", r"\b(?:no|not|without)\s+int4\b|\bint4\s+(?:is\s+)?(?:not\s+ok|not\s+acceptable|no)\b",
      lambda s: False),
     ("int4", r"\bint4(?:\s+(?:is\s+)?(?:ok|okay|fine|acceptable|allowed|yes))?\b", lambda s: True),
+    # a bare "8k" left over is a context length: nothing else in a sizing is written so
+    ("context", r"(?<![\w.])\d+\s*k(?![a-z0-9/])", lambda s: parse.context(s, 10_000_000)),
     ("interconnect", r"\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b",
      parse.interconnect),
 )

@@ -115,7 +115,7 @@ def target(text: str) -> float | None:
     if re.fullmatch(_NO, t):
         return None
     q = quantity(_strip_filler(t.replace("aggregate ", "")))
-    if q is not None and re.fullmatch(rf"{_RATE}?", q[1]) and 1 <= q[0] <= TARGET_MAX:
+    if q is not None and re.fullmatch(rf"(?:{_RATE})?", q[1]) and 1 <= q[0] <= TARGET_MAX:
         return q[0]
     raise ParseError(
         f"I need a throughput target in tokens per second (e.g. 6000 tok/s, 6k tokens per "

@@ -84,8 +84,8 @@ class Dialogue:
             found, leftovers, hint = extract(opening)
             if found:
                 conv.answers.update(found)
-                shown = ", ".join(f"{SLOTS[s].label.lower()} {SLOTS[s].show(v)}"
-                                  for s, v in found.items())
+                shown = "; ".join(f"{SLOTS[s].label.lower()} {SLOTS[s].show(found[s])}"
+                                  for s in ORDER if s in found)
                 out.notices.append(f"From your message: {shown}.")
             if hint is not None and "model" not in found:
                 out.error = hint.message
@@ -98,6 +98,7 @@ class Dialogue:
             # keep the pre-filled answers, but ask for the model again: the engine could not size it
             out.error = f"I could not size that: {exc}."
             conv.state = INITIAL
+        conv.history.clear()  # nothing was shown yet: 'back' follows the tree from here
         self.store.write(key, Write(
             doc=conv.to_json(), version=conv.version, expected=old_version,
             ttl_seconds=self.ttl_seconds, replace=True, meta=conv.meta,

@@ -137,7 +137,7 @@ def _workload_choices(_: Answers) -> list[Choice]:
 
 
 def _concurrency_choices(_: Answers) -> list[Choice]:
-    return [Choice(value=str(n), label=f"{n} at once") for n in (1, 8, 32, 64, 256)]
+    return [Choice(value=str(n), label=f"{n} at once") for n in (1, 8, 16, 32, 48, 64, 128, 256)]
 
 
 def _context_choices(answers: Answers) -> list[Choice]:

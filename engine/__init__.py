@@ -5,9 +5,11 @@ Public API::
     from engine import SizingRequest, recommend
     rec = recommend(SizingRequest(model="llama 3.1 70b", concurrency=64, context=8192))
     rec.verdict, rec.step, rec.numbers.weights_gb
+
+The packaged catalog is ``engine.catalog.catalog()`` (loaded once per process).
 """
 
-from engine.catalog import Catalog, CatalogError, UnknownEntry, UnknownModel, catalog
+from engine.catalog import Catalog, CatalogError, UnknownEntry, UnknownModel, load_catalog
 from engine.decision import recommend
 from engine.request import SizingRequest
 from engine.result import Recommendation
@@ -19,6 +21,6 @@ __all__ = [
     "SizingRequest",
     "UnknownEntry",
     "UnknownModel",
-    "catalog",
+    "load_catalog",
     "recommend",
 ]

@@ -203,18 +203,15 @@ def _load_text(ctx: _Ctx) -> str:
 
 
 def _fit_because(ctx: _Ctx, plan: InferencePlan, nodes: int = 1) -> str:
+    """Node-level evidence: weights against all the VRAM, the KV cache, what stays free."""
     prec = PRECISION_NAME[plan.precision]
     vram = plan.vram_bytes
-    per_inst = plan.weights_share
-    share_txt = (
-        f"{pct(plan.weights_bytes / vram)} of {gb(vram)}"
-        if plan.dp == 1
-        else f"{pct(per_inst)} of each {plan.tp * plan.pp}-GPU copy"
-    )
+    served = plan.label if plan.dp == 1 else f"{plan.dp} copies of {plan.label.split(' x DP')[0]}"
     return (
-        f"{prec} weights {gb(plan.weights_bytes)} = {share_txt}; KV cache at {_load_text(ctx)} = "
-        f"{gb(plan.kv_bytes)}; with the {gb(plan.reserve_bytes)} runtime reserve, "
-        f"{gb(plan.used_bytes)} used and {pct(plan.free_share)} free as {plan.label}"
+        f"{prec} weights {gb(plan.weights_bytes)} = {pct(plan.weights_bytes / vram)} of "
+        f"{gb(vram)}; KV cache at {_load_text(ctx)} = {gb(plan.kv_bytes)}; with the "
+        f"{gb(plan.reserve_bytes)} runtime reserve {gb(plan.used_bytes)} is used and "
+        f"{pct(plan.free_share)} stays free, served as {served}"
     )
 
 
@@ -242,7 +239,9 @@ def _target_text(ctx: _Ctx) -> str:
     return f" and deliver {rate(t)}" if t else ""
 
 
-def _best(ctx: _Ctx, precision: str, nodes: int) -> tuple[InferencePlan | None, list[InferencePlan]]:
+def _best(
+    ctx: _Ctx, precision: str, nodes: int
+) -> tuple[InferencePlan | None, list[InferencePlan]]:
     return best_inference(
         ctx.model, ctx.pc, ctx.gpu, ctx.fabric(), ctx.policy,
         precision=precision, kv_precision=ctx.req.kv_precision,
@@ -270,12 +269,14 @@ def _inference_math(ctx: _Ctx, plan: InferencePlan) -> None:
         ctx.math.append(
             f"KV per token = L x (kv_lora_rank + rope_dim) x {kvb} B = {m.layers} x "
             f"({m.mla.kv_lora_rank} + {m.mla.qk_rope_head_dim}) x {kvb} = "
-            f"{kv_bytes_per_token(m, ctx.req.kv_precision):,} B (MLA latent, replicated per TP rank)"
+            f"{kv_bytes_per_token(m, ctx.req.kv_precision):,} B "
+            "(MLA latent, replicated per TP rank)"
         )
     else:
         ctx.math.append(
             f"KV per token = 2 x L x kv_heads x head_dim x {kvb} B = 2 x {m.layers} x "
-            f"{m.kv_heads} x {m.head_dim} x {kvb} = {kv_bytes_per_token(m, ctx.req.kv_precision):,} B"
+            f"{m.kv_heads} x {m.head_dim} x {kvb} = "
+            f"{kv_bytes_per_token(m, ctx.req.kv_precision):,} B"
         )
     if m.swa_layers:
         ctx.math.append(
@@ -540,7 +541,8 @@ def _training(ctx: _Ctx) -> Recommendation:
         f"full activation recomputation, {pct(pol.mfu_train)} model FLOPs utilisation."
     )
     ctx.assumptions.append(
-        f"Adam in mixed precision: {2 + pol.master_grad_bytes_per_param + pol.adam_bytes_per_param:g}"
+        "Adam in mixed precision: "
+        f"{2 + pol.master_grad_bytes_per_param + pol.adam_bytes_per_param:g}"
         " bytes per trained parameter (BF16 weights, FP32 gradients, FP32 master + moments)."
     )
     if req.workload in ("lora", "qlora"):
@@ -795,7 +797,8 @@ def _headline(ctx: _Ctx, verdict: Verdict, nodes: int, precision: str,
                 f"{work}.")
     if verdict == "multi_node":
         extra = f" ({replicas} copies)" if replicas else ""
-        return f"A {nodes}-node cluster{extra} of {ctx.node_name()} on {ctx.link.name} for {model} {work}."
+        return (f"A {nodes}-node cluster{extra} of {ctx.node_name()} on {ctx.link.name} "
+                f"for {model} {work}.")
     return (f"Frontier-scale: {model} {work} needs about {numbers.gpus_needed:,} GPUs; "
             "SXM/IB NDR territory.")
 
@@ -928,10 +931,10 @@ def _alternatives(ctx: _Ctx, rec: Recommendation) -> list[Alternative]:
     candidates.sort(key=lambda c: c[0])
     vendor = [a for key, a in candidates if key[2] == 0][:2]
     sxm = [a for key, a in candidates if key[2] == 1][:1]
-    for alt in [*vendor, *sxm]:
-        if alt.label not in seen:
-            out.append(alt)
-            seen.add(alt.label)
+    for option in [*vendor, *sxm]:
+        if option.label not in seen:
+            out.append(option)
+            seen.add(option.label)
     if not ctx.req.is_training and rec.verdict == "single_node" and ctx.req.allow_int4 \
             and rec.precision != "int4":
         int4 = recommend(ctx.req.model_copy(update={"precision": "int4"}), ctx.cat,

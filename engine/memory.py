@@ -142,7 +142,6 @@ def training_state(m: ModelSpec, pc: ParamCount, workload: str, policy: Policy) 
     18 B/param (Megatron, llm-analysis). LoRA/QLoRA: the frozen base plus the same 18 B for
     each adapter parameter.
     """
-    per_trainable = 2.0 + policy.master_grad_bytes_per_param + policy.adam_bytes_per_param
     if workload in ("full-finetune", "pretrain"):
         return TrainingState(
             workload=workload,

@@ -142,7 +142,6 @@ def plan_inference(
     t_p2p = p2p_s(act, fabric, spans) if pp > 1 else 0.0
     stage = max(t_mem, t_comp) + t_tp + t_p2p
     round_s = max(mb, pp) * stage
-    decode_tps = per_inst / round_s
 
     # Prefill: per prompt token, compute over the instance plus TP traffic per stage.
     prompt = context * (1.0 - policy.output_share)

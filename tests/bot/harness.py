@@ -1,0 +1,193 @@
+"""Serve the real Bolt app over real HTTP for end-to-end tests, and drive conversations.
+
+``BotServer`` wraps ``create_app`` in Bolt's WSGI adapter on a threading wsgiref server on a
+free port, pointed at the fake Slack (``SLACK_API_URL``) and a throwaway Redis. Helpers read
+what the bot posted from the fake and click the buttons it rendered, the way a person would.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+
+from bot import blockkit, cards
+from bot.app import create_app
+from bot.settings import Settings
+from tests.fakeslack import FakeSlack
+from tests.slackreq import SignedClient, block_actions
+
+SECRET = "test-signing-secret-0123456789"
+INTERNAL_TEAM = "TINT0001"
+EXTERNAL_TEAM = "TEXT0001"
+REP = "UREP0001"
+COLLEAGUE = "UOTHER01"
+CUSTOMER = "UCUST001"
+SALES = "CSALES01"
+SHARED = "CSHARED1"
+QUOTES = "CQUOTE01"
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def populate(fake: FakeSlack) -> None:
+    """The people and channels the tests use."""
+    fake.add_user(REP, INTERNAL_TEAM)
+    fake.add_user(COLLEAGUE, INTERNAL_TEAM)
+    fake.add_user(CUSTOMER, EXTERNAL_TEAM, is_stranger=True)
+    fake.add_channel(SALES, is_ext_shared=False, is_shared=False)
+    fake.add_channel(SHARED, is_ext_shared=True, is_shared=True)
+    fake.add_channel(QUOTES, is_ext_shared=False, is_shared=False)
+
+
+def settings_for(fake: FakeSlack, redis_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "slack_bot_token": fake.bot_token,
+        "slack_signing_secret": SECRET,
+        "slack_api_url": fake.url,
+        "redis_url": redis_url,
+        "internal_team_ids": INTERNAL_TEAM,
+        "quote_channel_id": QUOTES,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+class BotServer:
+    """One app instance ("worker") served over HTTP on a free port."""
+
+    def __init__(self, fake: FakeSlack, redis_url: str, **overrides: Any) -> None:
+        self.fake = fake
+        self.settings = settings_for(fake, redis_url, **overrides)
+        self.app = create_app(self.settings)
+        handler = SlackRequestHandler(self.app)
+        self.server = make_server("127.0.0.1", 0, handler, server_class=_ThreadingWSGIServer,
+                                  handler_class=_QuietHandler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{port}/slack/events"
+        self.client = SignedClient(self.url, SECRET)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        executor = getattr(self.app, "_listener_runner", None)
+        pool = getattr(executor, "listener_executor", None)
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+# ------------------------------------------------------------------ reading what was posted
+
+
+def message(fake: FakeSlack, channel: str, ts: str) -> dict[str, Any]:
+    """The current state of a message the bot posted (after every chat.update)."""
+    return fake.messages[channel][ts]
+
+
+def assert_valid(msg: dict[str, Any]) -> None:
+    errors = blockkit.validate_message(msg)
+    assert not errors, errors
+
+
+def is_card(msg: dict[str, Any]) -> bool:
+    return any(b.get("type") == "header" for b in msg.get("blocks") or [])
+
+
+def action_elements(msg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(block_id, element) of every interactive element, in order."""
+    out = []
+    for block in msg.get("blocks") or []:
+        if block.get("type") == "actions":
+            for el in block["elements"]:
+                out.append((block.get("block_id", ""), el))
+    return out
+
+
+def first_choice(msg: dict[str, Any]) -> tuple[str, str, str | None, str | None]:
+    """(block_id, action_id, button value, selected option) of the first answer choice."""
+    for block_id, el in action_elements(msg):
+        if el["action_id"].startswith(cards.A_ANSWER):
+            if el["type"] == "button":
+                return block_id, el["action_id"], el["value"], None
+            return block_id, el["action_id"], None, el["options"][0]["value"]
+    raise AssertionError(f"no choice in {json.dumps(msg)[:500]}")
+
+
+def find_element(msg: dict[str, Any], action_id: str) -> tuple[str, dict[str, Any]]:
+    for block_id, el in action_elements(msg):
+        if el["action_id"] == action_id:
+            return block_id, el
+    raise AssertionError(f"no {action_id} in message")
+
+
+def click(
+    server: BotServer,
+    *,
+    user: str,
+    user_team: str | None,
+    channel: str,
+    message_ts: str,
+    block_id: str,
+    action_id: str,
+    value: str | None = None,
+    selected: str | None = None,
+    thread_ts: str | None = None,
+) -> tuple[int, str]:
+    payload = block_actions(user=user, user_team=user_team, channel=channel,
+                            message_ts=message_ts, action_id=action_id, block_id=block_id,
+                            value=value, selected=selected, thread_ts=thread_ts,
+                            response_url=server.fake.response_url("act"))
+    return server.client.post_action(payload)
+
+
+def wait_version_change(fake: FakeSlack, channel: str, ts: str, before: str,
+                        timeout: float = 10.0) -> dict[str, Any]:
+    """Wait until the message's blocks differ from ``before`` (json), return the new one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        msg = message(fake, channel, ts)
+        if json.dumps(msg.get("blocks")) != before:
+            return msg
+        time.sleep(0.02)
+    raise AssertionError("the question message was not updated")
+
+
+def click_to_card(
+    servers: list[BotServer],
+    *,
+    user: str,
+    user_team: str | None,
+    channel: str,
+    ts: str,
+    root: str,
+    max_turns: int = 12,
+) -> dict[str, Any]:
+    """Click the first choice of each question (alternating servers) until the card shows."""
+    fake = servers[0].fake
+    for turn in range(max_turns):
+        msg = message(fake, channel, ts)
+        assert_valid(msg)
+        if is_card(msg):
+            return msg
+        block_id, action_id, value, selected = first_choice(msg)
+        before = json.dumps(msg.get("blocks"))
+        status, _ = click(servers[turn % len(servers)], user=user, user_team=user_team,
+                          channel=channel, message_ts=ts, block_id=block_id,
+                          action_id=action_id, value=value, selected=selected, thread_ts=root)
+        assert status == 200
+        wait_version_change(fake, channel, ts, before)
+    raise AssertionError("no card after max_turns clicks")

@@ -1,0 +1,316 @@
+"""Reliability and safety over signed HTTP: retries, workers, races, signatures, Slack Connect,
+third persons, rate limits, escaping, Redis outages."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+
+from bot import cards
+from tests.bot.harness import (
+    COLLEAGUE,
+    CUSTOMER,
+    EXTERNAL_TEAM,
+    INTERNAL_TEAM,
+    QUOTES,
+    REP,
+    SALES,
+    SHARED,
+    BotServer,
+    assert_valid,
+    click,
+    click_to_card,
+    find_element,
+    first_choice,
+    is_card,
+    message,
+    wait_version_change,
+)
+from tests.fakeslack import FakeSlack
+from tests.redisproc import RedisProcess
+from tests.slackreq import event_envelope, mention_event, message_event, sign
+
+
+def _start_by_mention(bot: BotServer, fake: FakeSlack, channel: str = SALES,
+                      text: str = "llama 3.1 70b inference") -> tuple[str, str]:
+    """Start a sizing by mentioning the bot; return (root ts, question message ts)."""
+    ev = mention_event(user=REP, channel=channel, text=f"<@UBOT0001> {text}")
+    status, _ = bot.client.post_event(event_envelope(ev))
+    assert status == 200
+    (call,) = fake.wait_for("chat.postMessage", 1,
+                            where=lambda c: c.params.get("thread_ts") == ev["ts"])
+    q_ts = next(ts for ts, m in fake.messages[channel].items() if m["thread_ts"] == ev["ts"])
+    _wait_meta(bot, fake)
+    return ev["ts"], q_ts
+
+
+def _wait_meta(bot: BotServer, fake: FakeSlack) -> None:
+    """The question's ts is stored right after chat.postMessage returns; let it land."""
+    r = redis.Redis.from_url(str(bot.settings.redis_url))
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        keys = list(r.scan_iter("*conv*"))
+        if keys and all(b"ts" in r.hgetall(k).get(b"meta", b"") or _meta_has_ts(r, k)
+                        for k in keys):
+            return
+        time.sleep(0.02)
+
+
+def _meta_has_ts(r: redis.Redis, key: Any) -> bool:
+    raw = r.hgetall(key)
+    return any(b'"ts"' in v or k.endswith(b"ts") for k, v in raw.items())
+
+
+def _posts_in(fake: FakeSlack, channel: str) -> list[Any]:
+    return [c for c in fake.calls("chat.postMessage") if c.params.get("channel") == channel]
+
+
+# ---------------------------------------------------------------------------------- events
+
+
+def test_same_event_three_times_gives_one_reply(bot: BotServer, fake: FakeSlack) -> None:
+    ev = mention_event(user=REP, channel=SALES, text="<@UBOT0001> llama 3.1 70b inference")
+    envelope = event_envelope(ev, event_id="Ev0RETRY01")
+    for retry in (None, 1, 2):
+        status, _ = bot.client.post_event(envelope, retry=retry)
+        assert status == 200
+    fake.wait_for("chat.postMessage", 1)
+    fake.quiet(0.5)
+    assert len(fake.calls("chat.postMessage")) == 1
+    # a typed answer redelivered three times moves the conversation once
+    q_ts = next(iter(fake.messages[SALES]))
+    _wait_meta(bot, fake)
+    answer = event_envelope(message_event(user=REP, channel=SALES, text="64",
+                                          thread_ts=ev["ts"]), event_id="Ev0RETRY02")
+    for retry in (None, 1, 2):
+        bot.client.post_event(answer, retry=retry)
+    fake.wait_for("chat.update", 1)
+    fake.quiet(0.5)
+    assert len(fake.calls("chat.update")) == 1
+    assert "context" in message(fake, SALES, q_ts)["text"].lower()
+
+
+def test_two_workers_one_redis_keep_it_whole(
+    serve: Callable[..., BotServer], redis_url: str, fake: FakeSlack
+) -> None:
+    a, b = serve(redis_url), serve(redis_url)
+    root, q_ts = _start_by_mention(a, fake)
+    card = click_to_card([b, a], user=REP, user_team=INTERNAL_TEAM, channel=SALES, ts=q_ts,
+                         root=root)
+    assert is_card(card)
+    answers = json.dumps(card["blocks"])
+    assert "Llama 3.1 70B" in answers and "Inference" in answers
+    assert not fake.calls("chat.postEphemeral")  # no conflict, no stale click on the way
+
+
+def test_two_concurrent_clicks_give_one_transition(
+    serve: Callable[..., BotServer], redis_url: str, fake: FakeSlack
+) -> None:
+    a, b = serve(redis_url), serve(redis_url)
+    root, q_ts = _start_by_mention(a, fake)
+    msg = message(fake, SALES, q_ts)
+    block_id, action_id, value, _ = first_choice(msg)
+    results: list[int] = []
+
+    def go(server: BotServer) -> None:
+        status, _ = click(server, user=REP, user_team=INTERNAL_TEAM, channel=SALES,
+                          message_ts=q_ts, block_id=block_id, action_id=action_id, value=value,
+                          thread_ts=root)
+        results.append(status)
+
+    threads = [threading.Thread(target=go, args=(s,)) for s in (a, b, a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [200] * 4
+    fake.wait_for("chat.update", 1)
+    fake.wait_for("chat.postEphemeral", 3)
+    fake.quiet(0.5)
+    assert len(fake.calls("chat.update")) == 1  # exactly one transition
+    notes = [c.params["text"] for c in fake.calls("chat.postEphemeral")]
+    assert len(notes) == 3
+    assert all("changed nothing" in n for n in notes)
+
+
+# ---------------------------------------------------------------------------- signatures
+
+
+def test_forged_signature_and_old_timestamp_get_401(bot: BotServer, fake: FakeSlack) -> None:
+    ev = event_envelope(mention_event(user=REP, channel=SALES,
+                                      text="<@UBOT0001> llama 3.1 70b inference"))
+    status, _ = bot.client.post_event(ev, signature="v0=" + "0" * 64)
+    assert status == 401
+    old = int(time.time()) - 6 * 60
+    body = json.dumps(ev).encode()
+    status, _ = bot.client.post(body, "application/json", timestamp=old,
+                                signature=sign(bot.client.secret, str(old), body))
+    assert status == 401
+    status, _ = bot.client.post_command("/gpu-sizing", "post", user=REP, channel=SALES,
+                                        signature="v0=deadbeef")
+    assert status == 401
+    fake.quiet(0.3)
+    assert [c.method for c in fake.calls()] == ["auth.test"]  # nothing was posted
+    r = redis.Redis.from_url(str(bot.settings.redis_url))
+    assert r.dbsize() == 0  # nothing was stored
+
+
+# --------------------------------------------------------------------------- Slack Connect
+
+
+def test_external_actor_sizes_but_cannot_do_internal_things(
+    bot: BotServer, fake: FakeSlack
+) -> None:
+    # a rep posts the "Start a sizing" message in the shared channel
+    status, _ = bot.client.post_command("/gpu-sizing", "post", user=REP, channel=SHARED,
+                                        team=INTERNAL_TEAM, response_url=fake.response_url("c"))
+    assert status == 200
+    (start_call,) = fake.wait_for("chat.postMessage", 1)
+    start_ts = next(iter(fake.messages[SHARED]))
+    start_msg = message(fake, SHARED, start_ts)
+    assert_valid(start_msg)
+    block_id, el = find_element(start_msg, cards.A_START)
+    # the customer (another organisation) clicks it: their own sizing in its thread
+    click(bot, user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED, message_ts=start_ts,
+          block_id=block_id, action_id=cards.A_START, value=el["value"])
+    fake.wait_for("chat.postMessage", 2)
+    q_ts = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] == start_ts)
+    _wait_meta(bot, fake)
+    card = click_to_card([bot], user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED,
+                         ts=q_ts, root=start_ts)
+    assert is_card(card)
+    # the customer requests a formal quote: the internal summary goes to the quote channel only
+    block_id, _ = find_element(card, cards.A_QUOTE)
+    shared_posts_before = len(_posts_in(fake, SHARED))
+    click(bot, user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED, message_ts=q_ts,
+          block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=start_ts)
+    (summary,) = fake.wait_for("chat.postMessage", 1,
+                               where=lambda c: c.params.get("channel") == QUOTES)
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert "external customer" in json.dumps(summary.params["blocks"])
+    assert_valid(summary.params)
+    assert note.params["channel"] == SHARED and note.params["user"] == CUSTOMER
+    assert QUOTES not in json.dumps(note.params)  # the internal channel is not revealed
+    assert "sales" in note.params["text"].lower()
+    fake.quiet(0.3)
+    assert len(_posts_in(fake, SHARED)) == shared_posts_before  # nothing new in the channel
+    # the customer tries the internal-only command: refused, nothing posted
+    bot.client.post_command("/gpu-sizing", "post", user=CUSTOMER, channel=SHARED,
+                            team=INTERNAL_TEAM, response_url=fake.response_url("ext"))
+    (refusal,) = fake.wait_for("response_url", 1, where=lambda c: "ext" in str(c.headers)
+                               or "only available" in str(c.params.get("text")))
+    assert "only available" in refusal.params["text"]
+    fake.quiet(0.3)
+    assert len(_posts_in(fake, SHARED)) == shared_posts_before
+
+
+def test_unidentified_actor_is_refused_internal_actions(bot: BotServer, fake: FakeSlack) -> None:
+    bot.client.post_command("/gpu-sizing", "post", user="UNOBODY1", channel=SALES,
+                            team=INTERNAL_TEAM, response_url=fake.response_url("x"))
+    (refusal,) = fake.wait_for("response_url", 1)
+    assert "only available" in refusal.params["text"]
+    fake.quiet(0.3)
+    assert not fake.calls("chat.postMessage")
+
+
+def test_third_person_click_changes_nothing(bot: BotServer, fake: FakeSlack) -> None:
+    root, q_ts = _start_by_mention(bot, fake)
+    msg = message(fake, SALES, q_ts)
+    block_id, action_id, value, _ = first_choice(msg)
+    status, _ = click(bot, user=COLLEAGUE, user_team=INTERNAL_TEAM, channel=SALES,
+                      message_ts=q_ts, block_id=block_id, action_id=action_id, value=value,
+                      thread_ts=root)
+    assert status == 200
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert note.params["user"] == COLLEAGUE
+    assert f"<@{REP}>" in note.params["text"]
+    assert_valid(note.params)
+    _, start_el = find_element(note.params, cards.A_START)  # ... with a button to start their own
+    fake.quiet(0.3)
+    assert not fake.calls("chat.update")
+    assert message(fake, SALES, q_ts) == msg
+    # typed by the third person in the thread: not an answer, silently ignored
+    bot.client.post_event(event_envelope(message_event(user=COLLEAGUE, channel=SALES, text="64",
+                                                       thread_ts=root)))
+    fake.quiet(0.4)
+    assert not fake.calls("chat.update")
+    # their "Start my own sizing" gives them their own question in the same thread
+    click(bot, user=COLLEAGUE, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+          block_id="b", action_id=cards.A_START, value=start_el["value"], thread_ts=root)
+    (own,) = fake.wait_for("chat.postMessage", 2)[1:]
+    assert own.params["thread_ts"] == root
+
+
+# ------------------------------------------------------------------------- rate limits
+
+
+def test_429_is_retried_and_the_message_arrives(bot: BotServer, fake: FakeSlack) -> None:
+    fake.rate_limit("chat.postMessage", times=1, retry_after=1)
+    ev = mention_event(user=REP, channel=SALES, text="<@UBOT0001> llama 3.1 70b inference")
+    started = time.monotonic()
+    status, _ = bot.client.post_event(event_envelope(ev))
+    assert status == 200
+    assert time.monotonic() - started < 1.0  # the ack did not wait for the back-off
+    (ok,) = fake.wait_for("chat.postMessage", 1, timeout=10)
+    calls = fake.calls("chat.postMessage")
+    assert [c.status for c in calls] == [429, 200]
+    assert calls[1].at - calls[0].at >= 1.0  # Retry-After was honoured
+    assert ok.params["thread_ts"] == ev["ts"]
+
+
+# ---------------------------------------------------------------------------- escaping
+
+
+def test_typed_broadcast_is_escaped(bot: BotServer, fake: FakeSlack) -> None:
+    root, q_ts = _start_by_mention(bot, fake, text="llama 3.1 70b inference <!channel> &")
+    before = json.dumps(message(fake, SALES, q_ts)["blocks"])
+    # an invalid answer is echoed back in the error: escaped
+    bot.client.post_event(event_envelope(message_event(
+        user=REP, channel=SALES, text="&lt;!channel&gt; &lt;@UCEO0001&gt;", thread_ts=root)))
+    msg = wait_version_change(fake, SALES, q_ts, before)
+    assert_valid(msg)
+    for call in fake.calls():
+        dumped = json.dumps(call.params)
+        assert "<!channel>" not in dumped
+        assert "<@UCEO0001>" not in dumped
+    assert "&lt;!channel&gt;" in json.dumps(msg)
+
+
+# ------------------------------------------------------------------------- Redis outage
+
+
+def test_redis_down_then_back(
+    serve: Callable[..., BotServer], own_redis: RedisProcess, fake: FakeSlack
+) -> None:
+    bot = serve(own_redis.url)
+    root, q_ts = _start_by_mention(bot, fake)
+    own_redis.stop()
+    started = time.monotonic()
+    status, _ = bot.client.post_event(event_envelope(message_event(
+        user=REP, channel=SALES, text="64", thread_ts=root)))
+    assert status == 200 and time.monotonic() - started < 3.0
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert "cannot reach its store; nothing was lost, try again in a minute" in note.params["text"]
+    # a click and a slash command while it is down: acked, told, nothing half-done
+    block_id, action_id, value, _ = first_choice(message(fake, SALES, q_ts))
+    status, _ = click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+                      block_id=block_id, action_id=action_id, value=value, thread_ts=root)
+    assert status == 200
+    fake.wait_for("chat.postEphemeral", 2)
+    status, _ = bot.client.post_command("/gpu-sizing", "", user=REP, channel=SALES,
+                                        response_url=fake.response_url("down"))
+    assert status == 200
+    (told,) = fake.wait_for("response_url", 1)
+    assert "cannot reach its store" in told.params["text"]
+    assert fake.wait_for("chat.delete", 1)  # the orphan root message is taken back
+    assert not fake.calls("chat.update")
+    # Redis is back (empty: the test server keeps no data): the same worker serves again
+    own_redis.start()
+    bot.client.post_event(event_envelope(mention_event(
+        user=REP, channel=SALES, text="<@UBOT0001> llama 3.1 70b inference 64 users 8k")))
+    fake.wait_for("chat.postMessage", 3, where=lambda c: c.status == 200)

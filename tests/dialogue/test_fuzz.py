@@ -1,0 +1,90 @@
+"""Typed text of any kind, at every state: never an exception, never a lost answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dialogue import Dialogue, MemoryStore
+from dialogue.commands import command
+
+# an opening (and follow-ups) that puts a fresh conversation in each state
+REACH: dict[str, tuple[str, list[str]]] = {
+    "model": ("", []),
+    "workload": ("llama 3.1 70b", []),
+    "concurrency": ("llama 3.1 70b inference", []),
+    "context": ("llama 3.1 70b inference 64 users", []),
+    "target": ("llama 3.1 70b inference 64 users 8k context", []),
+    "int4": ("405b inference 48 users 16k context no target", []),
+    "tokens": ("llama 3.1 70b full fine-tune", []),
+    "deadline": ("llama 3.1 70b full fine-tune 1B tokens", []),
+    "interconnect": ("llama 3.1 70b full fine-tune 1B tokens 30 days", []),
+    "gpu": ("llama 3.1 70b inference", ["change gpu"]),
+    "done": ("llama 3.1 70b inference 64 users 8k context no target", []),
+    "cancelled": ("llama 3.1 70b inference", ["cancel"]),
+}
+
+WORDS = [
+    "back", "help", "restart", "cancel", "change context", "change gpu", "change", "change x",
+    "yes", "no", "ok", "nope", "8k", "32k", "128 000", "0", "-1", "1e9", "100000", "100001",
+    "64 users", "1.5T tokens", "2 weeks", "3 months", "no target", "6k tokens per second",
+    "ib-200", "25 GbE", "rtx-5090", "70b", "405b", "30b params", "inference", "lora", "pretrain",
+    "llama 3.1 70b", "deepseek v3", "   ", "", "∞", "3O", "１２", "NaN", "½", "8k context 64 users",
+]
+UNITS = ["", "k", "K", "m", "b", "T", " users", " tokens", " tok/s", " days", " weeks", "k ctx"]
+TEXT = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(WORDS),
+    st.builds(lambda n, u: f"{n}{u}", st.one_of(st.integers(-10, 10**7), st.floats(0, 1e6)),
+              st.sampled_from(UNITS)),
+    st.lists(st.sampled_from(WORDS), min_size=2, max_size=4).map(" ".join),
+)
+
+
+def _at(state: str) -> Dialogue:
+    d = Dialogue(MemoryStore())
+    opening, more = REACH[state]
+    r = d.start("k", opening)
+    for text in more:
+        r = d.handle("k", text)
+    assert r.state == state, (state, r.state, r.error)
+    return d
+
+
+@pytest.mark.parametrize("state", list(REACH))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXT)
+def test_any_text_at_any_state(state: str, text: str) -> None:
+    d = _at(state)
+    before = d.load("k")
+    assert before is not None
+    reply = d.handle("k", text)
+    after = d.load("k")
+    assert after is not None
+    assert reply.state == after.state and reply.version == after.version
+    assert reply.kind in ("question", "result", "ended", "error")
+    cmd = command(text)
+    if reply.kind == "error":  # refused: nothing moved, nothing was lost
+        assert (after.state, after.answers, after.version) == (
+            before.state, before.answers, before.version)
+        assert reply.error
+    if cmd is None or cmd.kind != "restart":
+        assert set(before.answers) <= set(after.answers), "an answer was lost"
+        changed = {k for k in before.answers if before.answers[k] != after.answers[k]}
+        # only the question being answered may change (the model question reads a sentence)
+        assert before.state == "model" or changed <= {before.state}
+    assert d.current("k") is not None  # what was stored renders again
+
+
+@pytest.mark.parametrize("state", [s for s in REACH if s not in ("done", "cancelled")])
+def test_every_button_is_an_answer(state: str) -> None:
+    """Each choice offered is accepted, by click and typed alike, to the same place."""
+    probe = _at(state).current("k")
+    assert probe is not None and probe.choices
+    for choice in probe.choices:
+        a, b = _at(state), _at(state)
+        ra = a.handle("k", choice.value, version=a.current("k").version)  # type: ignore[union-attr]
+        rb = b.handle("k", choice.value)
+        assert ra.kind != "error", (state, choice.value, ra.error)
+        assert (ra.state, ra.answers) == (rb.state, rb.answers)

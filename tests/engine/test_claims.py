@@ -1,0 +1,236 @@
+"""The article's claims C1-C20, each at the spec's operating point, through the public API.
+
+Operating points are from ``../shared/spec/decision-tree.md``; ranges stay ranges.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import SizingRequest, recommend
+from engine.catalog import catalog, load_catalog
+from engine.comm import Fabric
+from engine.memory import training_state
+from engine.params import count_params
+from engine.scaling import project
+
+PRO = "rtx-pro-6000-server"
+
+
+def rec(**kw: object):  # type: ignore[no-untyped-def]
+    return recommend(SizingRequest(**kw))  # type: ignore[arg-type]
+
+
+def answers(r) -> dict[int, str]:  # type: ignore[no-untyped-def]
+    return {q.step: q.answer for q in r.questions}
+
+
+def test_c1_node_vram() -> None:
+    cat = catalog()
+    assert 8 * cat.gpu(PRO).memory_gb == 768
+    assert 8 * cat.gpu("rtx-5090").memory_gb == 256
+    assert rec(model="llama-3.1-8b").numbers.vram_total_gb == 768
+    assert rec(model="llama-3.1-8b", gpu="rtx-5090").numbers.vram_total_gb == 256
+
+
+def test_c2_weights_above_70_percent_do_not_fit_whatever_the_arithmetic() -> None:
+    # A dense ~560B in FP8 is ~73 % of 768 GB: the arithmetic fits one request, the rule does not.
+    over = rec(params_b=560, concurrency=1, context=1024, allow_int4=False)
+    assert answers(over)[1] == "no"
+    assert "70 %" in over.questions[0].because
+    # ~470B is ~61 %: it fits, but the answer says it is past the comfortable 60 %.
+    edge = rec(params_b=470, concurrency=1, context=1024)
+    assert edge.step == 1
+    assert any("comfortable" in c for c in edge.caveats)
+
+
+@pytest.mark.parametrize("concurrency", [32, 64])
+def test_c3_llama70b_fp8_one_node(concurrency: int) -> None:
+    r = rec(model="llama-3.1-70b", concurrency=concurrency, context=8192)
+    assert (r.step, r.verdict, r.nodes) == (1, "single_node", 1)
+    assert r.precision == "fp8"
+
+
+def test_c4_405b_fp8_no_int4_yes() -> None:
+    r = rec(model="llama-3.1-405b", concurrency=48, context=16384)
+    assert answers(r)[1] == "no"
+    assert "not for the work" in r.questions[0].because  # room for the weights, not the work
+    assert (r.step, r.verdict, r.nodes, r.precision) == (2, "single_node_int4", 1, "int4")
+
+
+def test_c5_the_break_is_at_the_405b_671b_line() -> None:
+    assert rec(model="deepseek-v3", concurrency=16, context=8192).step != 1
+    cat = catalog()
+    below = [m for m in cat.models.values() if m.params_b < 400]
+    assert len(below) >= 20
+    for m in below:
+        r = rec(model=m.id, concurrency=32, context=min(8192, m.max_context))
+        assert r.step == 1, f"{m.id} should fit one node at step 1, got step {r.step}"
+
+
+@pytest.mark.parametrize("workload", ["lora", "qlora", "full-finetune", "pretrain"])
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"])
+def test_c6_int4_never_answers_training(workload: str, model: str) -> None:
+    r = rec(model=model, workload=workload, train_tokens=1e11, deadline_days=1)
+    assert r.verdict != "single_node_int4"
+    assert r.step >= 2, "100B tokens in one day takes every case past step 1"
+    assert answers(r)[2] == "not applicable"
+
+
+def test_c7_throughput_beyond_one_node_is_replicas() -> None:
+    r = rec(model="llama-3.1-70b", concurrency=64, context=8192, target_tokens_per_s=6000)
+    assert (r.step, r.verdict) == (3, "replicas")
+    assert r.replicas is not None and r.replicas >= 2
+    assert r.interconnect is None  # no cluster interconnect
+    assert r.replicas * (r.numbers.node_tokens_per_s or 0) >= 6000
+
+
+@pytest.mark.parametrize("concurrency", [32, 64])
+def test_c8_node_throughput_500_to_2000(concurrency: int) -> None:
+    r = rec(model="llama-3.1-70b", concurrency=concurrency, context=8192)
+    assert 500 <= (r.numbers.node_tokens_per_s or 0) <= 2000
+
+
+def test_c9_lora_70b_on_4_to_8_gpus_and_qlora_405b_on_one_node() -> None:
+    lora = rec(model="llama-3.1-70b", workload="lora")
+    assert (lora.step, lora.verdict) == (1, "single_node")
+    assert lora.numbers.min_gpus is not None and 4 <= lora.numbers.min_gpus <= 8
+    qlora = rec(model="llama-3.1-405b", workload="qlora")
+    assert (qlora.step, qlora.verdict, qlora.nodes) == (1, "single_node", 1)
+
+
+def test_c10_full_finetune_70b_is_1_2_to_1_5_tb_and_a_small_ib_cluster() -> None:
+    r = rec(model="llama-3.1-70b", workload="full-finetune", train_tokens=1e9)
+    assert 1200 <= (r.numbers.training_state_gb or 0) <= 1500
+    assert (r.step, r.verdict) == (4, "multi_node")
+    assert 2 <= r.nodes <= 4
+    assert r.interconnect == "ib-200"
+
+
+def test_c11_full_finetune_13b_one_node() -> None:
+    r = rec(params_b=13, workload="full-finetune", train_tokens=1e9)
+    assert (r.step, r.verdict, r.nodes) == (1, "single_node", 1)
+
+
+def test_c12_pretraining_70b_is_frontier_with_hundreds_of_gpu_months() -> None:
+    r = rec(model="llama-3.1-70b", workload="pretrain", train_tokens=1.5e12, gpu="h100-sxm")
+    assert (r.step, r.verdict) == (5, "frontier")
+    assert 100 <= (r.numbers.gpu_months or 0) < 1000
+    assert (r.numbers.gpus_needed or 0) >= 32
+    consumer = rec(model="llama-3.1-70b", workload="pretrain", train_tokens=1.5e12,
+                   gpu="rtx-5090")
+    assert (consumer.numbers.gpu_months or 0) > (r.numbers.gpu_months or 0)
+
+
+def test_c13_405b_at_production_latency_needs_two_nodes() -> None:
+    r = rec(model="llama-3.1-405b", concurrency=64, context=32768)
+    assert r.verdict == "multi_node"
+    assert r.nodes >= 2
+    assert r.layout.tp * r.layout.pp >= 16 and r.layout.pp >= 2
+
+
+def _fabric(gpu: str, inter: str) -> tuple[object, Fabric]:
+    cat = catalog()
+    g = cat.gpu(gpu)
+    return g, Fabric(cat.links[g.in_node_link], cat.link(inter), cat.policy.nics_per_node)
+
+
+def test_c14_tp8_inside_one_node_vs_two_4_gpu_nodes() -> None:
+    cat = catalog()
+    m = cat.model("llama-3.1-70b")
+    pc = count_params(m)
+    st = training_state(m, pc, "full-finetune", cat.policy)
+    gpu, fab = _fabric(PRO, "ib-200")
+    inside = project(m, pc, st, gpu, fab, cat.policy, nodes=1, gpus_per_node=8,  # type: ignore[arg-type]
+                     tp=8, pp=1, dp=1)
+    split = project(m, pc, st, gpu, fab, cat.policy, nodes=2, gpus_per_node=4,  # type: ignore[arg-type]
+                    tp=8, pp=1, dp=1)
+    assert inside.efficiency == pytest.approx(0.73, abs=0.05)
+    assert split.efficiency == pytest.approx(0.65, abs=0.05)
+    # Data parallelism across the same link scales far better than TP across it.
+    dp = project(m, pc, st, gpu, fab, cat.policy, nodes=2, gpus_per_node=8,  # type: ignore[arg-type]
+                 tp=8, pp=1, dp=2)
+    assert dp.efficiency > split.efficiency + 0.05
+
+
+def test_c15_interconnect_penalties() -> None:
+    cat = catalog()
+    pcie = cat.links[cat.gpu(PRO).in_node_link].bandwidth_gbs
+    assert pcie / cat.link("ib-200").bandwidth_gbs == pytest.approx(2.0, rel=0.15)
+    assert 4.0 <= pcie / cat.link("eth-100").bandwidth_gbs <= 5.0
+    assert pcie / cat.link("eth-25").bandwidth_gbs == pytest.approx(15.0, rel=0.15)
+
+
+def test_c16_efficiency_under_60_percent_says_rethink() -> None:
+    base = load_catalog()
+    strict = base.model_copy(update={"policy": base.policy.model_copy(
+        update={"efficiency_floor": 0.99})})
+    r = recommend(SizingRequest(model="llama-3.1-70b", workload="full-finetune"), strict)
+    assert r.verdict == "multi_node"
+    assert (r.numbers.scaling_efficiency or 1) < 0.99
+    assert any("Rethink the layout" in c for c in r.caveats)
+    ok = rec(model="llama-3.1-70b", workload="full-finetune")
+    if (ok.numbers.scaling_efficiency or 0) >= 0.6:
+        assert not any("Rethink the layout" in c for c in ok.caveats)
+
+
+def test_c17_pcie_against_sxm_wall_clock() -> None:
+    pcie = rec(params_b=13, workload="full-finetune", gpu="h100-pcie")
+    sxm = rec(params_b=13, workload="full-finetune", gpu="h100-sxm")
+    assert 1.2 <= (pcie.numbers.days or 0) / (sxm.numbers.days or 1) <= 1.4
+    cat = catalog()
+    m = cat.model("llama-3.1-70b")
+    pc = count_params(m)
+    st = training_state(m, pc, "pretrain", cat.policy)
+    steps = []
+    for gpu in ("h100-pcie", "h100-sxm"):
+        g, fab = _fabric(gpu, "ib-400")
+        steps.append(project(m, pc, st, g, fab, cat.policy, nodes=4, gpus_per_node=8,  # type: ignore[arg-type]
+                             tp=8, pp=4, dp=1).step_time_s)
+    assert 2.0 <= steps[0] / steps[1] <= 3.0
+
+
+TAX = ["storage", "checkpoint", "NCCL", "DCGM", "N times", "4-5x"]
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "llama-3.1-70b", "workload": "full-finetune"},
+    {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768},
+    {"model": "llama-3.1-70b", "workload": "pretrain", "train_tokens": 1.5e12},
+])
+def test_c18_multi_node_answers_state_the_tax(kw: dict[str, object]) -> None:
+    r = rec(**kw)
+    assert r.verdict in ("multi_node", "frontier")
+    text = " ".join(r.caveats)
+    for item in TAX:
+        assert item in text, f"the tax item '{item}' is missing"
+    single = rec(model="llama-3.1-8b")
+    assert not any("storage" in c for c in single.caveats)
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "qwen-2.5-32b", "workload": "full-finetune"},
+    {"model": "llama-3.1-405b", "concurrency": 48, "context": 16384},
+])
+def test_c19_two_small_nodes_is_the_research_lab_trap(kw: dict[str, object]) -> None:
+    r = rec(gpus_per_node=4, **kw)
+    assert r.verdict in ("single_node", "single_node_int4")
+    assert (r.nodes, r.gpus_per_node) == (1, 8)
+    assert r.caveats[0].startswith("Two 4-GPU nodes instead of one 8-GPU node")
+    asked = r.alternatives[0]
+    assert asked.label.startswith("As asked") and asked.nodes == 2
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192},
+    {"model": "llama-3.1-405b", "concurrency": 48, "context": 16384},
+    {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192, "target_tokens_per_s": 6000},
+    {"model": "llama-3.1-70b", "workload": "full-finetune"},
+    {"model": "llama-3.1-70b", "workload": "pretrain", "train_tokens": 1.5e12},
+])
+def test_c20_questions_in_order_first_yes_closes(kw: dict[str, object]) -> None:
+    r = rec(**kw)
+    steps = [q.step for q in r.questions]
+    assert steps == list(range(1, r.step + 1))
+    assert r.questions[-1].answer == "yes"
+    assert all(q.answer != "yes" for q in r.questions[:-1])

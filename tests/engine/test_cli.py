@@ -1,0 +1,70 @@
+"""``python -m engine``: the command-line contract tests and operators rely on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_recommend_json_has_the_contract_fields() -> None:
+    p = run("recommend", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--concurrency", "64",
+            "--context", "8k", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    for key in ("step", "verdict", "nodes", "gpus_per_node", "gpu", "precision", "layout",
+                "replicas", "numbers", "questions", "caveats", "assumptions"):
+        assert key in d
+    assert set(d["layout"]) == {"tp", "pp", "dp"}
+    for key in ("vram_total_gb", "weights_gb", "weights_share", "kv_bytes_per_token",
+                "kv_cache_gb", "training_state_gb", "max_concurrency", "node_tokens_per_s",
+                "scaling_efficiency", "gpu_months"):
+        assert key in d["numbers"]
+    assert d["step"] == 1 and d["verdict"] == "single_node"
+    assert d["numbers"]["kv_bytes_per_token"] == 327680
+    assert {"step", "question", "answer", "because"} <= set(d["questions"][0])
+
+
+def test_recommend_readable_table() -> None:
+    p = run("recommend", "--model", "llama 3.1 405b", "--concurrency", "48", "--context", "16k")
+    assert p.returncode == 0, p.stderr
+    assert "Step 2" in p.stdout and "INT4" in p.stdout and "{" not in p.stdout.splitlines()[0]
+
+
+def test_memory_scaling_catalog_json() -> None:
+    mem = json.loads(run("memory", "--model", "deepseek-v3", "--json").stdout)
+    assert mem["kv_bytes_per_token"] == 70272
+    assert mem["params"] > 6.5e11 and mem["active_params"] < 4e10
+    train = json.loads(run("memory", "--model", "llama-3.1-70b", "--workload",
+                           "full-finetune", "--json").stdout)
+    assert 1200 < train["training_state_gb"] < 1500
+    sc = json.loads(run("scaling", "--model", "llama-3.1-70b", "--nodes", "2",
+                        "--gpus-per-node", "4", "--tp", "8", "--json").stdout)
+    assert {"efficiency", "step_time_s", "comm_share"} <= set(sc)
+    cat = json.loads(run("catalog", "--json").stdout)
+    assert all("id" in e for k in ("gpus", "links", "models") for e in cat[k])
+    assert len(cat["models"]) >= 20
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["recommend", "--model", "lama 3.1 70"], "llama-3.1-70b"),
+    (["recommend", "--model", "70b"], "could be several models"),
+    (["recommend", "--model", "llama-3.1-70b", "--gpu", "rtx 9090"], "unknown GPU"),
+    (["recommend", "--model", "llama-3.1-70b", "--concurrency", "0"], "--concurrency"),
+    (["recommend", "--model", "llama-3.1-70b", "--context", "lots"], "not a number"),
+    (["recommend", "--model", "llama-3.1-70b", "--interconnect", "pcie5"], "in-node link"),
+    (["scaling", "--model", "llama-3.1-70b", "--tp", "8", "--dp", "2"], "must equal"),
+    (["recommend"], "required"),
+])
+def test_bad_input_exits_2_with_a_specific_message(args: list[str], needle: str) -> None:
+    p = run(*args)
+    assert p.returncode == 2
+    assert needle in p.stderr
+    assert "Traceback" not in p.stderr

@@ -1,0 +1,128 @@
+"""Reference figures and invariants that must hold for any input, not just the claims'."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import SizingRequest, recommend
+from engine.catalog import catalog
+from engine.comm import Fabric
+from engine.memory import kv_bytes_per_token, kv_cache_bytes, training_state, weights_bytes
+from engine.params import count_params
+from engine.scaling import project
+
+CAT = catalog()
+MODELS = sorted(CAT.models)
+GPUS = sorted(CAT.gpus)
+INTER = sorted(k for k, v in CAT.links.items() if v.scope == "inter")
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_reference_llama_70b_kv_is_327680_bytes_per_token() -> None:
+    assert kv_bytes_per_token(CAT.model("llama-3.1-70b"), "bf16") == 327_680
+    assert kv_bytes_per_token(CAT.model("llama-3.1-70b"), "fp8") == 163_840
+
+
+def test_reference_deepseek_v3_mla_is_70272_bytes_per_token() -> None:
+    assert kv_bytes_per_token(CAT.model("deepseek-v3"), "bf16") == 70_272
+
+
+def test_sliding_window_layers_cap_the_cache() -> None:
+    gemma = CAT.model("gemma-2-27b")
+    assert gemma.swa_layers > 0 and gemma.sliding_window
+    short = kv_cache_bytes(gemma, "bf16", gemma.sliding_window, 1)
+    long_ = kv_cache_bytes(gemma, "bf16", gemma.sliding_window * 2, 1)
+    full_only = (gemma.layers - gemma.swa_layers) / gemma.layers
+    # Doubling the context past the window only grows the full-attention layers.
+    assert long_ / short == 1 + full_only
+
+
+def test_kv_heads_are_replicated_when_tp_exceeds_them() -> None:
+    m = CAT.model("llama-3.1-8b")  # 8 KV heads
+    assert kv_cache_bytes(m, "bf16", 4096, 1, tp=8) == kv_cache_bytes(m, "bf16", 4096, 1)
+    qwen = CAT.model("qwen3-32b")
+    if qwen.kv_heads < 16:
+        assert kv_cache_bytes(qwen, "bf16", 4096, 1, tp=16) > kv_cache_bytes(qwen, "bf16", 4096, 1)
+
+
+@FAST
+@given(model=st.sampled_from(MODELS), ctx=st.integers(256, 131072), c=st.integers(1, 512),
+       more=st.integers(1, 64), kv=st.sampled_from(["bf16", "fp8"]))
+def test_more_concurrency_or_context_never_needs_less_memory(
+    model: str, ctx: int, c: int, more: int, kv: str
+) -> None:
+    m = CAT.model(model)
+    base = kv_cache_bytes(m, kv, ctx, c)
+    assert kv_cache_bytes(m, kv, ctx, c + more) >= base
+    assert kv_cache_bytes(m, kv, ctx + more * 128, c) >= base
+
+
+@given(model=st.sampled_from(MODELS))
+def test_int4_below_fp8_below_bf16(model: str) -> None:
+    pc = count_params(CAT.model(model))
+    w = {p: weights_bytes(pc, p, CAT.policy) for p in ("int4", "fp8", "bf16")}
+    assert w["int4"] < w["fp8"] < w["bf16"]
+
+
+@FAST
+@given(model=st.sampled_from(MODELS), tp=st.sampled_from([1, 2, 4, 8]),
+       nodes=st.sampled_from([2, 4]))
+def test_a_slower_link_never_raises_efficiency(model: str, tp: int, nodes: int) -> None:
+    m = CAT.model(model)
+    pc = count_params(m)
+    state = training_state(m, pc, "full-finetune", CAT.policy)
+    gpu = CAT.gpu("rtx-pro-6000-server")
+    intra = CAT.links[gpu.in_node_link]
+    by_speed = sorted(INTER, key=lambda k: -CAT.links[k].bandwidth_gbs)
+    effs = []
+    for link in by_speed:
+        fab = Fabric(intra, CAT.links[link], CAT.policy.nics_per_node)
+        plan = project(m, pc, state, gpu, fab, CAT.policy, nodes=nodes, gpus_per_node=8,
+                       tp=tp, pp=1, dp=8 * nodes // tp)
+        effs.append(plan.efficiency)
+    assert all(a >= b - 1e-12 for a, b in itertools.pairwise(effs))
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
+
+
+requests = st.builds(
+    SizingRequest,
+    model=st.sampled_from(MODELS),
+    workload=st.sampled_from(["inference", "lora", "qlora", "full-finetune", "pretrain"]),
+    precision=st.sampled_from(["bf16", "fp8", "int4"]),
+    allow_int4=st.booleans(),
+    concurrency=st.integers(1, 2048),
+    context=st.integers(128, 262144),
+    kv_precision=st.sampled_from(["bf16", "fp8"]),
+    target_tokens_per_s=st.none() | st.floats(1, 1e6),
+    gpu=st.sampled_from(GPUS),
+    gpus_per_node=st.sampled_from([1, 2, 4, 8]),
+    interconnect=st.sampled_from(INTER),
+    train_tokens=st.none() | st.floats(1e6, 2e13),
+    deadline_days=st.none() | st.floats(0.5, 365),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(req=requests)
+def test_every_output_is_finite_and_the_tree_is_walked_in_order(req: SizingRequest) -> None:
+    r = recommend(req, alternatives=False)
+    assert _finite(r.model_dump())
+    assert [q.step for q in r.questions] == list(range(1, r.step + 1))
+    assert r.questions[-1].answer == "yes"
+    assert all(q.answer != "yes" for q in r.questions[:-1])
+    if req.is_training:
+        assert r.verdict != "single_node_int4"
+    assert r.nodes >= 1

@@ -1,0 +1,214 @@
+"""HTTP mode for real: ``python -m bot`` with two gunicorn workers, a real redis-server and the
+local fake Slack API, driven by requests signed exactly as Slack signs them.
+
+One server for the module (starting it is the slow part); the tests run in file order, and the
+last ones stop Redis and then the server itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from bot.turns import make_key
+from dialogue import Dialogue, RedisStore
+from tests.fakeslack import FakeSlack
+from tests.ops.drive import Driven, drive
+from tests.ops.server import (
+    WORKER_HEADER,
+    ServerProcess,
+    WorkerConn,
+    bot_env,
+    pin_workers,
+    python_m_bot,
+)
+from tests.redisproc import RedisProcess, free_port
+from tests.slackreq import SignedClient
+
+pytestmark = pytest.mark.slow
+
+SECRET = "7d3c0ffee5ecret4ops"  # a signing secret that must never show in the logs
+TEAM = "TINT0001"
+
+
+@dataclass
+class Stack:
+    redis: RedisProcess
+    fake: FakeSlack
+    server: ServerProcess
+    conns: list[WorkerConn]
+    driven: Driven | None = None
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    redis = RedisProcess()
+    redis.start()
+    fake = FakeSlack().start()
+    port = free_port()
+    env = bot_env(slack_url=fake.url, redis_url=redis.url, port=port, secret=SECRET,
+                  token=fake.bot_token, workers=2, INTERNAL_TEAM_IDS=TEAM)
+    log = tmp_path_factory.mktemp("serve") / "server.log"
+    server = ServerProcess(python_m_bot(), env, port, log)
+    try:
+        server.start()
+        conns = pin_workers(port, 2)
+        yield Stack(redis, fake, server, conns)
+    finally:
+        server.stop()
+        fake.stop()
+        redis.cleanup()
+
+
+def _metric(text: str, name: str, **labels: str) -> float:
+    """Sum of the samples of ``name`` whose labels include ``labels``."""
+    total = 0.0
+    for line in text.splitlines():
+        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+        if all(got.get(k) == v for k, v in labels.items()):
+            total += float(m.group(3))
+    return total
+
+
+def test_probes_answer_on_every_worker(stack: Stack) -> None:
+    for conn in stack.conns:
+        status, headers, body = conn.request("GET", "/healthz")
+        assert status == 200 and json.loads(body)["status"] == "ok"
+        assert headers[WORKER_HEADER] == conn.pid
+        status, _, body = conn.request("GET", "/readyz")
+        assert status == 200 and json.loads(body) == {"status": "ready", "reason": "ok"}
+        status, headers, body = conn.request("GET", "/metrics")
+        assert status == 200 and headers["Content-Type"].startswith("text/plain")
+        assert b"# TYPE gpubot_redis_errors_total counter" in body
+        assert conn.request("GET", "/nowhere")[0] == 404
+        assert conn.request("GET", "/slack/events")[0] == 405
+
+
+def test_a_bad_signature_is_refused(stack: Stack) -> None:
+    client = SignedClient(f"http://127.0.0.1:{stack.server.port}/slack/events", "wrong-secret")
+    status, _ = client.post_command("/gpu-sizing", "")
+    assert status == 401
+
+
+def test_a_whole_conversation_alternating_between_workers(stack: Stack) -> None:
+    run = drive(stack.fake, stack.conns, SECRET, team=TEAM)
+    stack.driven = run
+    pids = {c.pid for c in stack.conns}
+    assert len(pids) == 2
+    assert all(t.status == 200 for t in run.turns)
+    # Requests alternated: consecutive turns were served by different worker processes.
+    served = [t.pid for t in run.turns]
+    assert set(served) == pids
+    assert all(a != b for a, b in itertools.pairwise(served))
+    assert len(run.turns) >= 4
+
+    # The card is in Slack (the fake), in the question message, updated in place.
+    assert run.blocks
+    posted_in_thread = [c for c in stack.fake.calls("chat.postMessage")
+                        if c.params.get("thread_ts") == run.root_ts]
+    assert len(posted_in_thread) == 1  # every later turn updated it, none posted anew
+
+    # The conversation in Redis is whole: finished, every click applied once, in order.
+    dialogue = Dialogue(RedisStore(stack.redis.url))
+    conv = dialogue.load(make_key(TEAM, run.channel, run.root_ts, run.user))
+    assert conv is not None
+    assert conv.state == "done"
+    assert conv.owner == run.user
+    assert conv.version >= len(run.turns)
+
+    # Each worker really did turns of this conversation (not only acks): the turn log lines.
+    lines = [x for x in stack.server.log_lines() if x.get("event") == "turn"]
+    ours = [x for x in lines if x.get("conversation_id") == lines[-1]["conversation_id"]]
+    assert {str(x["pid"]) for x in ours} == pids
+    assert len(ours) == len(run.turns)
+    assert all(x["outcome"] != "error" for x in ours)
+
+
+def test_metrics_moved_and_are_the_same_from_both_workers(stack: Stack) -> None:
+    assert stack.driven is not None, "runs after the conversation"
+    bodies = [conn.request("GET", "/metrics")[2].decode() for conn in stack.conns]
+    assert bodies[0] == bodies[1], "each worker must expose the sum over all workers"
+    text = bodies[0]
+    clicks = len(stack.driven.turns) - 1
+    assert _metric(text, "gpubot_turns_total", kind="command") >= 1
+    assert _metric(text, "gpubot_turns_total", kind="action") >= clicks
+    assert _metric(text, "gpubot_turn_duration_seconds_count", kind="action") >= clicks
+    assert _metric(text, "gpubot_conversations_started_total") >= 1
+    assert _metric(text, "gpubot_conversations_finished_total") >= 1
+    verdicts = re.findall(r'^gpubot_recommendations_total\{verdict="([^"]+)"\} (\S+)$', text,
+                          re.M)
+    assert verdicts and sum(float(v) for _, v in verdicts) >= 1
+
+
+def test_logs_are_json_and_hold_no_secret(stack: Stack) -> None:
+    text = stack.server.log_text()
+    lines = stack.server.log_lines()  # every line parses as JSON
+    assert lines and all({"ts", "level", "logger", "pid", "msg"} <= x.keys() for x in lines)
+    assert SECRET not in text
+    assert stack.fake.bot_token not in text
+    assert not re.search(r"xox[a-z]-[A-Za-z0-9]", text)
+
+
+def test_readyz_follows_redis(stack: Stack) -> None:
+    stack.redis.stop()
+    try:
+        for conn in stack.conns:
+            status, _, body = conn.request("GET", "/readyz")
+            assert status == 503
+            reply = json.loads(body)
+            assert reply["status"] == "unavailable" and "redis" in reply["reason"]
+        # Liveness does not depend on Redis: a Redis outage must not restart the pods.
+        assert all(c.request("GET", "/healthz")[0] == 200 for c in stack.conns)
+    finally:
+        stack.redis.start()
+    deadline = time.monotonic() + 10
+    ready: set[str] = set()
+    while time.monotonic() < deadline and len(ready) < 2:
+        for conn in stack.conns:
+            if conn.request("GET", "/readyz")[0] == 200:
+                ready.add(conn.pid)
+        time.sleep(0.1)
+    assert ready == {c.pid for c in stack.conns}
+
+
+def test_sigterm_lets_an_in_flight_turn_finish(stack: Stack) -> None:
+    """A command is acked; its turn is still waiting on Slack (429, Retry-After 2 s) when
+    SIGTERM arrives. The worker must finish that turn (both messages delivered) before it
+    exits, and the server must exit cleanly."""
+    fake = stack.fake
+    channel = "CSTOP001"
+
+    def here(c: object) -> bool:
+        return bool(getattr(c, "params", {}).get("channel") == channel)
+
+    fake.rate_limit("chat.postMessage", times=1, retry_after=2)
+    status, _, _ = stack.conns[0].post_signed(SECRET, {
+        "command": "/gpu-sizing", "text": "", "user_id": "UREP0002", "channel_id": channel,
+        "team_id": TEAM, "response_url": fake.response_url(), "trigger_id": "t.stop"})
+    assert status == 200  # acked at once; the turn goes on in Bolt's listener thread
+    deadline = time.monotonic() + 5
+    while not any(c.status == 429 and here(c) for c in fake.calls("chat.postMessage")):
+        assert time.monotonic() < deadline, "the rate-limited post never came"
+        time.sleep(0.01)
+    stack.server.terminate()  # mid-turn: the worker is sleeping out the Retry-After
+    started = time.monotonic()
+    code = stack.server.wait(45)
+    took = time.monotonic() - started
+    assert code == 0, stack.server.log_text()[-3000:]
+    delivered = [c for c in fake.calls("chat.postMessage") if here(c) and c.status == 200]
+    assert len(delivered) == 2, "root message and first question, after the back-off"
+    assert delivered[1].params.get("blocks")
+    assert 1.0 < took < 40
+    turns = [x for x in stack.server.log_lines()
+             if x.get("event") == "turn" and x.get("kind") == "command"]
+    assert turns[-1]["outcome"] == "question"
+    assert "Shutting down: Master" in stack.server.log_text()
