@@ -5,7 +5,14 @@ Conversations live in a ``Store`` (Redis, or memory for the console and tests).
 """
 
 from dialogue.conversation import Conversation
-from dialogue.errors import Conflict, DialogueError, Duplicate, NotFinished, NotOwner, StoreUnavailable
+from dialogue.errors import (
+    Conflict,
+    DialogueError,
+    Duplicate,
+    NotFinished,
+    NotOwner,
+    StoreUnavailable,
+)
 from dialogue.reply import Choice, Reply
 from dialogue.service import Dialogue
 from dialogue.store import MemoryStore, RedisStore, Store

@@ -22,7 +22,9 @@ _WORDS: dict[str, Kind] = {
     "new sizing": "restart", "start a new sizing": "restart", "again": "restart",
     "cancel": "cancel", "stop": "cancel", "quit": "cancel", "exit": "cancel", "abort": "cancel",
 }
-_CHANGE = re.compile(r"^(?:change|edit|modify|update|fix|redo)(?:\s+(?:the|my))?(?:\s+(?P<slot>.+?))?$")
+_CHANGE = re.compile(
+    r"^(?:change|edit|modify|update|fix|redo)(?:\s+(?:the|my))?(?:\s+(?P<slot>.+?))?$"
+)
 
 
 @dataclass(frozen=True)

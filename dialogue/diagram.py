@@ -75,7 +75,8 @@ def render() -> str:
                     lines.append(f"    {src} --> {dest} : {name}")
     lines.append(f"    {DONE} --> [*]")
     lines.append(f"    {CANCELLED} --> [*]")
-    lines += ["```", "", "## Events", "", "| event | from | to | what it does |", "|---|---|---|---|"]
+    lines += ["```", "", "## Events", ""]
+    lines += ["| event | from | to | what it does |", "|---|---|---|---|"]
     for name in sorted(edges, key=list(_NOTES).index):
         dests = sorted(edges[name], key=STATES.index)
         srcs = set().union(*edges[name].values())

@@ -44,8 +44,10 @@ class Turn:
     # -- callbacks named in the transition table (send_event=True: they get the event) --
     def remember(self, event: EventData) -> None:
         """Push the state being left, so 'back' can return to it."""
-        src = event.transition.source if event.transition else self.state
-        if src in QUESTIONS and src != event.transition.dest and (
+        t = event.transition
+        src = t.source if t is not None else self.state
+        dest = t.dest if t is not None else None
+        if src in QUESTIONS and src != dest and (
             not self.history or self.history[-1] != src
         ):
             self.history.append(src)
@@ -66,7 +68,8 @@ class To:
         self.dest = dest
 
     def __call__(self, event: EventData) -> bool:
-        return bool(event.model.target == self.dest)
+        model: Any = event.model
+        return bool(model.target == self.dest)
 
     def __repr__(self) -> str:
         return f"target is {self.dest}"

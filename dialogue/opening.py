@@ -24,11 +24,13 @@ _PATTERNS: tuple[tuple[str, str, Callable[[str], AnswerValue]], ...] = (
     ("concurrency", rf"\bconcurrency(?: of)?\s*({_N})", parse.concurrency),
     ("context", rf"(?<![\w.]){_N}\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx)\b(?:\s+window)?",
      lambda s: parse.context(s, 10_000_000)),
-    ("context", rf"\b(?:context|ctx)(?: of| window of)?\s*({_N})", 
+    ("context", rf"\b(?:context|ctx)(?: of| window of)?\s*({_N})",
      lambda s: parse.context(s, 10_000_000)),
-    ("tokens", rf"(?<![\w.]){NUMBER}\s*(?:m|b|t|million|billion|trillion|bn)\s*(?:training\s+)?tokens?\b",
+    ("tokens", rf"(?<![\w.]){NUMBER}\s*(?:m|b|t|million|billion|trillion|bn)\s*"
+     r"(?:training\s+)?tokens?\b",
      parse.tokens),
-    ("deadline", rf"\b(?:in|within|under)?\s*(?<![\w.]){NUMBER}\s*(?:days?|weeks?|months?|years?)\b",
+    ("deadline", rf"\b(?:in|within|under)?\s*(?<![\w.]){NUMBER}\s*"
+     r"(?:days?|weeks?|months?|years?)\b",
      parse.deadline),
     ("int4", r"\b(?:no|not|without)\s+int4\b|\bint4\s+(?:is\s+)?(?:not\s+ok|not\s+acceptable|no)\b",
      lambda s: False),

@@ -10,8 +10,8 @@ with the sentence a person should read ("I need a number of concurrent requests 
 from __future__ import annotations
 
 import re
-from engine.catalog import UnknownEntry, UnknownModel, catalog, normalize
 
+from engine.catalog import UnknownEntry, UnknownModel, catalog, normalize
 
 __all__ = ["ParseError", "normalize"]
 
@@ -66,7 +66,8 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[^\w/.+-]+", " ", text.lower()).split())
 
 
-_FILLER = r"(?:about|around|roughly|approx(?:imately)?|~|up to|max(?:imum)?|at most|peak(?: of)?)\s*"
+_FILLER = (r"(?:about|around|roughly|approx(?:imately)?|~|up to|max(?:imum)?|at most"
+           r"|peak(?: of)?)\s*")
 
 
 def _strip_filler(text: str) -> str:
@@ -93,7 +94,8 @@ def concurrency(text: str) -> int:
     )
 
 
-_CONTEXT_UNITS = r"(?:(?:tokens?|toks?)?\s*(?:of\s+)?(?:context(?: window| length)?|ctx)?(?: per request)?)"
+_CONTEXT_UNITS = (r"(?:(?:tokens?|toks?)?\s*(?:of\s+)?(?:context(?: window| length)?|ctx)?"
+                  r"(?: per request)?)")
 
 
 def context(text: str, max_context: int) -> int:
@@ -106,7 +108,8 @@ def context(text: str, max_context: int) -> int:
 TARGET_MAX = 1e9
 _NO = r"(?:no|none|nope|n/a|na|skip|no target|no throughput target|nothing|not really|don't care"
 _NO += r"|dont care|no requirement|-)"
-_RATE = r"(?:tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?|tps|t/s|tok/s)(?: aggregate| total| overall)?"
+_RATE = (r"(?:tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?|tps|t/s|tok/s)"
+         r"(?: aggregate| total| overall)?")
 
 
 def target(text: str) -> float | None:
@@ -129,9 +132,9 @@ TOKENS_MIN, TOKENS_MAX = 1e6, 1e15
 def tokens(text: str) -> float:
     """A training token budget: '1B tokens', '1.5T', '500 million tokens'."""
     q = quantity(_strip_filler(_words(text)))
-    if q is not None and re.fullmatch(r"(?:training\s+)?(?:tokens?|toks?)?(?: of (?:data|text))?", q[1]):
-        if TOKENS_MIN <= q[0] <= TOKENS_MAX:
-            return q[0]
+    units = r"(?:training\s+)?(?:tokens?|toks?)?(?: of (?:data|text))?"
+    if q is not None and re.fullmatch(units, q[1]) and TOKENS_MIN <= q[0] <= TOKENS_MAX:
+        return q[0]
     raise ParseError(
         "I need a training token budget between 1M and 1,000T tokens (e.g. 1B tokens, "
         f"1.5T tokens); '{_show(text)}' isn't one"

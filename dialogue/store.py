@@ -302,8 +302,8 @@ class RedisStore:
         with _guard():
             rows = self.client.xrevrange(self.audit_key, count=count)
         out: list[dict[str, Any]] = []
-        for _rid, fields in rows:
-            data = {_s(k): _s(v) for k, v in fields.items()}
+        for _rid, fields in rows or []:
+            data = {_s(k): _s(v) for k, v in (fields or {}).items()}
             out.append(json.loads(data["record"]))
         return out
 

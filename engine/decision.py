@@ -694,23 +694,39 @@ def _frontier(
     questions: list[StepAnswer],
     plan: TrainingPlan | None,
 ) -> Recommendation:
+    from engine.memory import TrainingState, activations_per_gpu
+
+    assert isinstance(state, TrainingState)
     pol = ctx.policy
     eff = plan.efficiency if plan is not None else 1.0
     months = _gpu_months(ctx, tokens, eff)
-    gpus = math.ceil(months * pol.hours_per_month / (deadline * 24.0))
+    for_time = math.ceil(months * pol.hours_per_month / (deadline * 24.0))
+    # Memory sets a floor too: the state must fit, sharded, with TP inside each node.
+    room = (ctx.gpu.memory_gb * GB * pol.training_state_max_share
+            - pol.runtime_reserve_gb_per_gpu * GB
+            - activations_per_gpu(ctx.model, pol, ctx.gpn))
+    for_memory = math.ceil(state.total / room) if room > 0 else for_time
+    gpus = max(for_time, for_memory, 1)
     nodes = math.ceil(gpus / ctx.gpn)
+    why = (f"finishing in {deadline:g} days" if for_time >= for_memory
+           else f"holding the {gb(state.total)} training state")
     questions.append(StepAnswer(
         step=5, question=QUESTIONS[5], answer="yes",
         because=(
-            f"{tokens_text(tokens)} tokens are {months:,.0f} GPU-months on {ctx.gpu.name}; "
-            f"finishing in {deadline:g} days takes about {gpus:,} GPUs ({nodes:,} nodes)"
+            f"{tokens_text(tokens)} tokens are {months:,.1f} GPU-months on {ctx.gpu.name}; "
+            f"{why} takes about {gpus:,} GPUs ({nodes:,} nodes)"
         ),
     ))
+    advice = (
+        "Most teams who ask do not need to do this work themselves: start from an open "
+        "checkpoint and fine-tune."
+        if ctx.req.workload == "pretrain" else
+        "Consider LoRA or QLoRA instead: they fit one node for models this size."
+    )
     ctx.caveats.append(
-        "Frontier work: it needs 32 to 128+ GPUs on IB NDR or SXM (NVLink) hardware. On "
-        "PCIe GPUs, tensor-parallel training of a 70B+ from scratch runs 2-3x slower than "
-        "on SXM. Most teams who ask do not need to do this work themselves: start from an "
-        "open checkpoint and fine-tune."
+        f"Frontier work: it needs {gpus:,} GPUs on IB NDR or SXM (NVLink) hardware. On PCIe "
+        "GPUs, tensor-parallel training of a 70B+ from scratch runs 2-3x slower than on SXM. "
+        + advice
     )
     ctx.caveats.extend(pol.multi_node_tax)
     ctx.math.append(
@@ -799,8 +815,9 @@ def _headline(ctx: _Ctx, verdict: Verdict, nodes: int, precision: str,
         extra = f" ({replicas} copies)" if replicas else ""
         return (f"A {nodes}-node cluster{extra} of {ctx.node_name()} on {ctx.link.name} "
                 f"for {model} {work}.")
-    return (f"Frontier-scale: {model} {work} needs about {numbers.gpus_needed:,} GPUs; "
-            "SXM/IB NDR territory.")
+    gpus = numbers.gpus_needed or 0
+    return (f"Frontier-scale: {model} {work} needs about {gpus:,} GPU{'s' if gpus != 1 else ''}"
+            "; SXM/IB NDR territory.")
 
 
 def _finish(

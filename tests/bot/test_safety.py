@@ -51,19 +51,19 @@ def _start_by_mention(bot: BotServer, fake: FakeSlack, channel: str = SALES,
 
 def _wait_meta(bot: BotServer, fake: FakeSlack) -> None:
     """The question's ts is stored right after chat.postMessage returns; let it land."""
-    r = redis.Redis.from_url(str(bot.settings.redis_url))
+    from dialogue import Dialogue, RedisStore
+
+    store = RedisStore(str(bot.settings.redis_url))
+    dialogue = Dialogue(store)
+    prefix = f"{store.prefix}:conv:"
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        keys = list(r.scan_iter("*conv*"))
-        if keys and all(b"ts" in r.hgetall(k).get(b"meta", b"") or _meta_has_ts(r, k)
-                        for k in keys):
+        keys = [k.decode().removeprefix(prefix) for k in store.client.scan_iter(prefix + "*")]
+        convs = [dialogue.load(k) for k in keys]
+        if convs and all(c is not None and c.meta.get("ts") for c in convs):
             return
         time.sleep(0.02)
-
-
-def _meta_has_ts(r: redis.Redis, key: Any) -> bool:
-    raw = r.hgetall(key)
-    return any(b'"ts"' in v or k.endswith(b"ts") for k, v in raw.items())
+    raise AssertionError("the question's ts was never stored")
 
 
 def _posts_in(fake: FakeSlack, channel: str) -> list[Any]:

@@ -79,7 +79,8 @@ def test_button_and_typed_text_take_the_same_path() -> None:
 
 def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     d = Dialogue(MemoryStore())
-    r = run(d, "k", ["no target"], buttons=False, opening="llama 3.1 70b inference 32 users 8k context")
+    opening = "llama 3.1 70b inference 32 users 8k context"
+    r = run(d, "k", ["no target"], buttons=False, opening=opening)
     assert r.recommendation is not None and r.recommendation.verdict == "single_node"
     assert "INT4 weights acceptable" not in r.answers and "Interconnect" not in r.answers
     r = d.start("k", "405b inference 48 users 16k context no target")

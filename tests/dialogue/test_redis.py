@@ -120,7 +120,8 @@ def test_cas_one_winner_across_processes(redis_url: str) -> None:
     ctx = multiprocessing.get_context("fork")
     n = 4
     barrier, out = ctx.Barrier(n), ctx.Queue()
-    procs = [ctx.Process(target=_process_turn, args=(redis_url, str(10 + i), r.version, barrier, out))
+    procs = [ctx.Process(target=_process_turn,
+                         args=(redis_url, str(10 + i), r.version, barrier, out))
              for i in range(n)]
     for p in procs:
         p.start()

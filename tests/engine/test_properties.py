@@ -126,3 +126,11 @@ def test_every_output_is_finite_and_the_tree_is_walked_in_order(req: SizingReque
     if req.is_training:
         assert r.verdict != "single_node_int4"
     assert r.nodes >= 1
+
+
+def test_a_frontier_answer_never_quotes_fewer_gpus_than_the_state_needs() -> None:
+    r = recommend(SizingRequest(model="deepseek-v3", workload="full-finetune"))
+    assert r.verdict == "frontier"
+    mem = CAT.gpu(r.gpu).memory_gb
+    assert (r.numbers.gpus_needed or 0) * mem >= (r.numbers.training_state_gb or 0) * 0.9
+    assert "LoRA" in " ".join(r.caveats)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakeslack import FakeSlack
-from tests.ops.server import WORKER_HEADER, WorkerConn
+from tests.ops.server import WORKER_HEADER, FreshConn, WorkerConn
 from tests.slackreq import block_actions, command_form
 
 CARD_ACTIONS = ("gs_math", "gs_quote", "gs_compare", "gs_change")
@@ -71,7 +71,7 @@ def first_answer(blocks: list[dict[str, Any]]) -> tuple[str, str, str | None, st
 
 def drive(
     fake: FakeSlack,
-    conns: list[WorkerConn],
+    conns: list[WorkerConn] | list[FreshConn],
     secret: str,
     *,
     user: str = "UREP0001",

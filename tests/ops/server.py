@@ -124,12 +124,14 @@ def get(port: int, path: str, timeout: float = 5.0) -> tuple[int, dict[str, str]
 class WorkerConn:
     """A kept-alive connection, hence bound to the one worker that accepted it."""
 
-    def __init__(self, port: int, timeout: float = 10.0) -> None:
+    def __init__(self, port: int, timeout: float = 10.0, *, probe: bool = True) -> None:
         self.port = port
+        self.pid: str | None = None
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        status, headers, _ = self.request("GET", "/healthz")
-        assert status == 200
-        self.pid = headers[WORKER_HEADER]
+        if probe:
+            status, headers, _ = self.request("GET", "/healthz")
+            assert status == 200
+            self.pid = headers[WORKER_HEADER]
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -138,7 +140,7 @@ class WorkerConn:
         data = resp.read()
         got = dict(resp.getheaders())
         pid = got.get(WORKER_HEADER)
-        if getattr(self, "pid", None) and pid != self.pid:
+        if self.pid is not None and pid != self.pid:
             raise AssertionError(f"connection moved from worker {self.pid} to {pid}")
         return resp.status, got, data
 
@@ -157,6 +159,22 @@ class WorkerConn:
         self.conn.close()
 
 
+class FreshConn:
+    """Each request on a new connection, as the kernel hands it to whichever worker accepts."""
+
+    def __init__(self, port: int, timeout: float = 10.0) -> None:
+        self.port = port
+        self.timeout = timeout
+
+    def post_signed(self, secret: str, form: dict[str, str],
+                    path: str = "/slack/events") -> tuple[int, dict[str, str], bytes]:
+        conn = WorkerConn(self.port, self.timeout, probe=False)
+        try:
+            return conn.post_signed(secret, form, path)
+        finally:
+            conn.close()
+
+
 def pin_workers(port: int, workers: int, attempts: int = 300) -> list[WorkerConn]:
     """One kept-alive connection per worker process (raises if some worker never accepts)."""
     pinned: dict[str, WorkerConn] = {}
@@ -164,6 +182,7 @@ def pin_workers(port: int, workers: int, attempts: int = 300) -> list[WorkerConn
     try:
         for _ in range(attempts):
             conn = WorkerConn(port)
+            assert conn.pid is not None
             if conn.pid in pinned:
                 spare.append(conn)  # held open so the next accept may go elsewhere
             else:
