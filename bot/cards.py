@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bot import blockkit as bk
-from bot.escape import clip, clip_escaped, escape
+from bot.escape import clip, clip_escaped, clip_md, escape
 from dialogue.reply import Choice, Reply
 from engine.result import VERDICT_TEXT, Numbers, Recommendation
 
@@ -60,15 +60,52 @@ def plain(text: str, limit: int = bk.MAX_TEXT_OBJECT) -> dict[str, Any]:
 
 def mrkdwn_section(text: str, limit: int = bk.MAX_SECTION_TEXT) -> Block:
     """A section from already-escaped mrkdwn, clipped to the section limit."""
-    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text or " ", limit)}}
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip_md(text or " ", limit)}}
 
 
 def context(text: str) -> Block:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, 3000)}]}
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip_md(text, 3000)}]}
 
 
 def header(text: str) -> Block:
     return {"type": "header", "text": plain(text, bk.MAX_HEADER_TEXT)}
+
+
+def _texts(blocks: list[Block]) -> list[dict[str, Any]]:
+    """The text objects that count towards the payload's size (see ``blockkit``)."""
+    out: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.get("type") in ("section", "header") and isinstance(b.get("text"), dict):
+            out.append(b["text"])
+        out.extend(b.get("fields") or [])
+        if b.get("type") == "context":
+            out.extend(b.get("elements") or [])
+    return out
+
+
+def fit(blocks: list[Block], max_blocks: int = bk.MAX_BLOCKS_MESSAGE,
+        budget: int = bk.MAX_BLOCKS_CHARS) -> list[Block]:
+    """Keep a message under the block count and the total text budget.
+
+    Slack rejects a payload whose blocks hold too much text (``msg_blocks_too_long``, notes
+    §3) even when each block is within its own limit; the longest texts are shortened first,
+    so the verdict and the buttons always survive.
+    """
+    if len(blocks) > max_blocks:
+        actions = [b for b in blocks if b.get("type") == "actions"][-1:]
+        blocks = blocks[: max_blocks - len(actions)] + actions
+    texts = _texts(blocks)
+    total = sum(len(t.get("text", "")) for t in texts)
+    while total > budget:
+        longest = max(texts, key=lambda t: len(t.get("text", "")))
+        size = len(longest["text"])
+        new = max(80, size - (total - budget))
+        if new >= size:
+            break
+        longest["text"] = (clip(longest["text"], new) if longest.get("type") == "plain_text"
+                           else clip_md(longest["text"], new))
+        total -= size - len(longest["text"])
+    return blocks
 
 
 def button(
@@ -227,7 +264,7 @@ def question_message(reply: Reply, key: str, owner: str | None = None) -> Messag
     fallback = f"GPU sizing: {reply.text}"
     if reply.error:
         fallback = f"{reply.error} {fallback}"
-    return {"text": clip_escaped(fallback, 3000), "blocks": blocks[: bk.MAX_BLOCKS_MESSAGE]}
+    return {"text": clip_escaped(fallback, 3000), "blocks": fit(blocks)}
 
 
 def ended_message(reply: Reply, key: str) -> Message:
@@ -240,7 +277,8 @@ def ended_message(reply: Reply, key: str) -> Message:
     if not rows:
         blocks.append({"type": "actions", "elements": [
             button("Start a new sizing", A_START, "", "primary")]})
-    return {"text": clip_escaped(reply.text or "This sizing has ended.", 3000), "blocks": blocks}
+    return {"text": clip_escaped(reply.text or "This sizing has ended.", 3000),
+            "blocks": fit(blocks)}
 
 
 # --------------------------------------------------------------------------- the card
@@ -429,7 +467,7 @@ def card_message(
     blocks.append({"type": "actions", "block_id": block_id(reply.version, key, 0),
                    "elements": elements})
     fallback = f"GPU sizing for {rec.model.name}: {words}. {rec.headline}"
-    return {"text": clip_escaped(fallback, 3000), "blocks": blocks[: bk.MAX_BLOCKS_MESSAGE]}
+    return {"text": clip_escaped(fallback, 3000), "blocks": fit(blocks)}
 
 
 def render(
@@ -460,7 +498,7 @@ def math_message(rec: Recommendation) -> Message:
     if len(pieces) > room:
         blocks.append(context(f"{len(pieces) - room} more parts were left out."))
     text = f"The math behind the GPU sizing for {rec.model.name}"
-    return {"text": clip_escaped(text, 3000), "blocks": blocks}
+    return {"text": clip_escaped(text, 3000), "blocks": fit(blocks)}
 
 
 def start_message(poster: str | None) -> Message:
@@ -484,7 +522,7 @@ def note_message(text: str, *, start: tuple[str, str] | None = None) -> Message:
     if start is not None:
         blocks.append({"type": "actions", "elements": [
             button("Start my own sizing", A_START, start_value(*start), "primary")]})
-    return {"text": clip(text, 3000), "blocks": blocks}
+    return {"text": clip(text, 3000), "blocks": fit(blocks)}
 
 
 def home_view(recent: Sequence[dict[str, Any]], store_ok: bool = True) -> dict[str, Any]:
@@ -516,8 +554,9 @@ def home_view(recent: Sequence[dict[str, Any]], store_ok: bool = True) -> dict[s
                 ts = int(float(when))
                 stamp = f" · <!date^{ts}^{{date_short_pretty}} {{time}}|{ts}>"
             blocks.append(mrkdwn_section(
-                clip(f"*{model}* · {workload} → *{escape(words)}*{stamp}\n{headline}", 3000)))
-    return {"type": "home", "blocks": blocks[: bk.MAX_BLOCKS_VIEW]}
+                f"*{clip(model, 200)}* · {clip(workload, 50)} → *{escape(words)}*{stamp}\n"
+                f"{clip(headline, 400)}"))
+    return {"type": "home", "blocks": fit(blocks, bk.MAX_BLOCKS_VIEW)}
 
 
 def quote_summary(
@@ -561,7 +600,7 @@ def quote_summary(
     blocks.append(context(ctx))
     model = rec.model.name if rec else "a sizing"
     text = f"Formal quote requested for {model}"
-    return {"text": clip_escaped(text, 3000), "blocks": blocks[: bk.MAX_BLOCKS_MESSAGE]}
+    return {"text": clip_escaped(text, 3000), "blocks": fit(blocks)}
 
 
 STORE_DOWN = (

@@ -34,7 +34,11 @@ def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
     total = n.vram_total_gb
     if not total:
         return []
-    parts = [("#", "weights", n.weights_gb or n.training_state_gb or 0.0),
+    # the engine's training_state_gb already counts the activations (engine/decision.py
+    # _state_gb): draw the optimizer state and the activations as two parts of it
+    first = (("#", "training state", n.training_state_gb - (n.activations_gb or 0.0))
+             if n.training_state_gb else ("#", "weights", n.weights_gb or 0.0))
+    parts = [first,
              ("=", "KV cache" if n.kv_cache_gb else "activations",
               n.kv_cache_gb or n.activations_gb or 0.0),
              ("+", "reserve", n.reserve_gb or 0.0)]
@@ -47,7 +51,8 @@ def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
     legend = "  ".join(f"{ch} {name} {_fmt_gb(gb)}" for ch, name, gb in parts if gb)
     free = max(total - used, 0.0)
     tail = f"  . free {_fmt_gb(free)}" if not over else f"  OVER by {_fmt_gb(used - total)}"
-    return [f"VRAM [{cells}] {_fmt_gb(total)}", f"     {legend}{tail}"]
+    where = f" across {rec.nodes} nodes" if rec.nodes > 1 else " in one node"
+    return [f"VRAM [{cells}] {_fmt_gb(total)}{where}", f"     {legend}{tail}"]
 
 
 def card(reply: Reply) -> list[str]:

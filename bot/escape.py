@@ -28,6 +28,17 @@ def clip(text: str, limit: int, ellipsis: str = "…") -> str:
     return text[: max(0, limit - len(ellipsis))] + ellipsis
 
 
+def clip_md(text: str, limit: int, ellipsis: str = "…") -> str:
+    """Clip already-escaped mrkdwn without leaving half an entity (``&am``) at the end."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - len(ellipsis))]
+    amp = cut.rfind("&", max(0, len(cut) - 5))
+    if amp != -1 and ";" not in cut[amp:]:
+        cut = cut[:amp]
+    return cut + ellipsis
+
+
 def clip_escaped(text: str, limit: int) -> str:
     """Escape then clip without cutting an entity in half (``&am…`` would render as garbage)."""
     out = escape(text)

@@ -11,6 +11,8 @@ Why:
   the signing secret has no recognisable shape, so its literal value (and the tokens') is read
   from the environment at setup and registered with :func:`add_secret`.
 * Customers in shared channels type free text; that text stays out of info-level logs.
+  Bolt's own log of a request that failed its signature check quotes the raw body; the filter
+  replaces that body with its length.
   :func:`log_turn` only lets through values that look like identifiers; free text is reduced
   to its length, and keys that are known to carry typed text are reduced even when short.
   The full values go to a separate DEBUG line, which production does not enable.
@@ -60,6 +62,18 @@ _TEXT_KEYS = frozenset(
 )
 
 
+# Bolt logs the whole raw body of a request whose signature fails, at INFO. With a wrong or
+# rotated signing secret that is every customer's request, typed text included: keep the size.
+_BOLT_BODY_RE = re.compile(r"^(Invalid request signature detected .*?, body: )(.*)\)$", re.S)
+
+
+def _scrub_bodies(message: str) -> str:
+    m = _BOLT_BODY_RE.match(message)
+    if m:
+        return f"{m.group(1)}<{len(m.group(2))} chars>)"
+    return message
+
+
 def add_secret(value: str | None) -> None:
     """Register a literal secret (e.g. the signing secret) to be redacted from every log line."""
     if value and len(value) >= 6:
@@ -83,7 +97,7 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad %-format must not lose the record
             message = str(record.msg)
-        record.msg = redact(message)
+        record.msg = redact(_scrub_bodies(message))
         record.args = None
         fields = getattr(record, "json_fields", None)
         if isinstance(fields, dict):

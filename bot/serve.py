@@ -389,7 +389,7 @@ def main(settings: Settings, bolt_factory: BoltFactory | None = None) -> None:
     _log.info(
         "serving HTTP",
         extra={"json_fields": {"event": "serve", "port": settings.port,
-                               "workers": settings.web_concurrency}},
+                               "workers": settings.web_concurrency, "metrics_dir": path}},
     )
     try:
         server.run()

@@ -79,6 +79,19 @@ def make_key(team: str | None, channel: str, root_ts: str, user: str) -> str:
     return f"{team or '-'}:{channel}:{root_ts}:{user}"
 
 
+def install_team(context: Any) -> str | None:
+    """The namespace of conversation keys: the team of the installation that received it.
+
+    For a single-workspace install this is the bot token's team (``auth.test``), the same for
+    a slash command, a click and an event, whoever the actor is; a payload's own ``team_id``
+    can be the actor's workspace in Slack Connect (notes §6), which would split one sizing's
+    turns across two keys.
+    """
+    result = getattr(context, "authorize_result", None)
+    team = getattr(result, "team_id", None) if result is not None else None
+    return str(team or getattr(context, "team_id", None) or "") or None
+
+
 def conv_id(key: str) -> str:
     """A short stable id for logs when the dialogue gave none (never the raw ids)."""
     return hashlib.sha256(key.encode()).hexdigest()[:12]
@@ -209,6 +222,18 @@ class Turns:
         if info.get("is_stranger") or info.get("is_restricted"):
             return False
         return bool({t for t in teams if t} & self.internal_teams)
+
+    def claim(self, once: str) -> bool:
+        """True the first time ``once`` is claimed, on any worker (a double-click posts once).
+
+        Uses the store's delivery-id check (SET NX with a TTL), the same one that drops
+        redelivered events, so the claim is atomic across workers.
+        """
+        try:
+            self.dialogue.store.read(f"claim:{once}", once)
+        except Duplicate:
+            return False
+        return True
 
     def channel_is_shared(self, channel: str) -> bool | None:
         """conversations.info flags; None when it cannot be told (callers fail closed)."""
@@ -412,13 +437,15 @@ class Turns:
             if thread_ts:
                 key = make_key(team, channel, str(thread_ts), user)
                 try:
-                    known = self.dialogue.load(key) is not None
+                    conv = self.dialogue.load(key)
                 except StoreUnavailable:
                     metrics.redis_error()
                     t.outcome = "store_unavailable"
                     self.store_down(channel, user, str(thread_ts))
                     return
-                if known:
+                # a sizing in progress takes the mention as an answer; a finished one is
+                # replaced by a new sizing (the person is asking again)
+                if conv is not None and conv.state not in FINISHED_STATES:
                     if text:
                         self._answer(t, key, text, user=user, channel=channel,
                                      root_ts=str(thread_ts), delivery_id=event_id, typed=True)
@@ -587,15 +614,11 @@ class Turns:
             if conv.owner != where.user:
                 self.ephemeral(where.channel, where.user, message, root)
                 return
-            if conv.meta.get("math_version") == str(conv.version):
+            if not self.claim(f"math:{key}:{conv.version}"):
                 t.outcome = "duplicate"
                 self.note(where.channel, where.user,
                           "The math for this result is already in the thread.", root)
                 return
-            try:
-                self.dialogue.update_meta(key, {"math_version": str(conv.version)})
-            except StoreUnavailable:
-                metrics.redis_error()
             self.api("chat.postMessage", channel=conv.meta.get("channel") or where.channel,
                      thread_ts=root, **message)
 
@@ -630,13 +653,6 @@ class Turns:
                           NOT_OWNER.format(owner=cards.user_mention(conv.owner)), root,
                           (where.channel, root) if root else None)
                 return
-            marker = f"{conv.version}:{where.user}"
-            if conv.meta.get("quote") == marker:
-                t.outcome = "duplicate"
-                self.note(where.channel, where.user,
-                          "Your quote request for this result is already with our sales team.",
-                          root)
-                return
             target = self.settings.quote_channel_id
             shared = self.channel_is_shared(target) if target else None
             if not target or shared is not False:
@@ -646,10 +662,15 @@ class Turns:
                           "Quote requests cannot be forwarded right now; nothing was posted. "
                           "Please ask your contact at the vendor.", root)
                 return
+            if not self.claim(f"quote:{key}:{conv.version}:{where.user}"):
+                t.outcome = "duplicate"
+                self.note(where.channel, where.user,
+                          "Your quote request for this result is already with our sales team.",
+                          root)
+                return
             try:
                 record = self.dialogue.record_quote(key, where.user,
                                                     note="external" if not internal else "")
-                self.dialogue.update_meta(key, {"quote": marker})
             except StoreUnavailable:
                 metrics.redis_error()
                 t.outcome = "store_unavailable"

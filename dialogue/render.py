@@ -12,7 +12,7 @@ from dialogue.reply import Choice, Reply
 from dialogue.slots import ORDER, SLOTS, labelled, relevant
 from engine.result import Recommendation
 
-RESTART = Choice(value="restart", label="Start a new sizing", style="primary")
+RESTART = Choice(value="restart", label="Start a new sizing")
 
 
 def question_nav(conv: Conversation) -> list[Choice]:

@@ -17,16 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from dialogue import parse, render
 from dialogue.commands import Command, command
-from dialogue.conversation import AnswerValue, Conversation
+from dialogue.conversation import SCHEMA_VERSION, AnswerValue, Conversation
 from dialogue.errors import NotFinished, NotOwner
 from dialogue.machine import CANCELLED, DONE, INITIAL, Turn, fire
 from dialogue.opening import extract
 from dialogue.reply import Choice, Reply
 from dialogue.sizing import EngineFailed, Plan, step_notice
 from dialogue.slots import ORDER, QUESTIONS, SLOTS, labelled, relevant, show_model
-from dialogue.store import Store, Write
+from dialogue.store import Store, Stored, Write
 from engine.catalog import catalog
 from engine.result import Recommendation
 
@@ -72,7 +74,7 @@ class Dialogue:
     ) -> Reply:
         """A new sizing at ``key`` (replacing whatever was there), pre-filled from ``opening``."""
         stored = self.store.read(key, delivery_id)
-        old_version = self._version_of(stored.doc) if stored is not None else None
+        old_version = stored.version if stored is not None else None
         now = self.clock()
         conv = Conversation(
             id=uuid.uuid4().hex[:12], key=key, state=INITIAL, owner=owner,
@@ -281,17 +283,18 @@ class Dialogue:
             reply = reply.model_copy(update={"kind": kind})
         return reply
 
-    def _decode(self, stored: Any) -> Conversation | None:
+    def _decode(self, stored: Stored | None) -> Conversation | None:
+        """The stored conversation, or None if it is expired or from another schema (a
+        deploy that changed the format says "start again" rather than guessing)."""
         if stored is None:
             return None
-        conv = Conversation.from_json(stored.doc, stored.meta)
-        if conv.expires_at <= self.clock():
+        try:
+            conv = Conversation.from_json(stored.doc, stored.meta)
+        except ValidationError:
+            return None
+        if conv.schema_version != SCHEMA_VERSION or conv.expires_at <= self.clock():
             return None
         return conv
-
-    @staticmethod
-    def _version_of(doc: str) -> int:
-        return Conversation.model_validate_json(doc).version
 
     @staticmethod
     def _model_choices(ids: list[str]) -> list[Choice]:

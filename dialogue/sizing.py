@@ -64,7 +64,9 @@ class Plan:
         if allow_int4 not in self._memo:
             try:
                 self._memo[allow_int4] = recommend(request(self.answers, allow_int4=allow_int4))
-            except (ValueError, LookupError) as exc:  # pydantic ValidationError is a ValueError
+            # pydantic ValidationError is a ValueError; a catalog miss a LookupError; an
+            # extreme parameter count may overflow a formula
+            except (ValueError, LookupError, ArithmeticError) as exc:
                 raise EngineFailed(str(exc).splitlines()[0]) from exc
         return self._memo[allow_int4]
 

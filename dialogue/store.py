@@ -8,7 +8,9 @@ process memory. A turn costs at most two round trips to Redis:
 2. write: one Lua script that compares the stored version with the one read, and only if
    they match writes the new document, slides the TTL, and (when the turn finished a
    sizing) appends to the audit stream and the owner's recent list. All or nothing: a
-   script runs atomically, so no reader ever sees half a turn.
+   script runs atomically, so no reader ever sees half a turn. The script is idempotent
+   (the same document at the same version is a success), because redis-py retries a
+   command whose reply was lost, and that retry must not report a lost race.
 
 A conversation is one hash ``{prefix}:conv:{key}``: ``v`` (the version, what the script
 compares), ``doc`` (the Conversation JSON) and ``m:<name>`` fields for face metadata (the
@@ -44,8 +46,13 @@ AUDIT_MAXLEN = 100_000
 
 @dataclass(frozen=True)
 class Stored:
+    """What a read returns: the document, face metadata, and the version the CAS compares
+    (kept outside the document so a conversation whose JSON no longer parses can still be
+    replaced by a new one)."""
+
     doc: str
     meta: dict[str, str]
+    version: int
 
 
 @dataclass(frozen=True)
@@ -125,13 +132,15 @@ class MemoryStore:
                     raise Duplicate(delivery_id)
                 self._deliveries[delivery_id] = now + DELIVERY_TTL_SECONDS
             item = self._live(key, now)
-            return None if item is None else Stored(item[1], dict(item[2]))
+            return None if item is None else Stored(item[1], dict(item[2]), item[0])
 
     def write(self, key: str, w: Write) -> None:
         with self._lock:
             now = self._clock()
             item = self._live(key, now)
             current = None if item is None else item[0]
+            if item is not None and (current, item[1]) == (w.version, w.doc):
+                return  # the same write again: already applied
             if current != w.expected:
                 raise Conflict(key, w.expected)
             meta = {} if (item is None or w.replace) else dict(item[2])
@@ -172,6 +181,9 @@ class MemoryStore:
 # recent ttl s, then meta name/value pairs.
 _CAS = """
 local cur = redis.call('HGET', KEYS[1], 'v')
+if cur == ARGV[2] and redis.call('HGET', KEYS[1], 'doc') == ARGV[3] then
+  return 1  -- this very write already landed (a client retry after a lost reply)
+end
 if ARGV[1] == '' then
   if cur then return 0 end
 elseif cur ~= ARGV[1] then
@@ -267,7 +279,7 @@ class RedisStore:
         if "doc" not in fields:
             return None
         meta = {k[2:]: v for k, v in fields.items() if k.startswith("m:")}
-        return Stored(fields["doc"], meta)
+        return Stored(fields["doc"], meta, int(fields.get("v", "0")))
 
     def write(self, key: str, w: Write) -> None:
         args: list[str | int] = [

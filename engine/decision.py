@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.catalog import Catalog, GPUSpec, LinkSpec, ModelSpec, Policy, catalog
 from engine.comm import Fabric
@@ -184,7 +185,24 @@ def recommend(
     Raises ``UnknownModel`` / ``UnknownEntry`` for names the catalog does not hold, and
     ``ValueError`` for inputs the engine cannot size (e.g. an in-node link between nodes).
     """
-    cat = cat or catalog()
+    if cat is None:
+        return _recommend_packaged(req, alternatives)
+    return _recommend(req, cat, alternatives)
+
+
+@lru_cache(maxsize=1024)
+def _recommend_packaged(req: SizingRequest, alternatives: bool) -> Recommendation:
+    """Answers over the packaged catalog, memoized: the engine is a pure function of a
+    frozen request, and a conversation asks the same question again on every turn."""
+    return _recommend(req, catalog(), alternatives)
+
+
+def _shared(cat: Catalog) -> Catalog | None:
+    """``None`` (the memoized path) when ``cat`` is the packaged catalog."""
+    return None if cat is catalog() else cat
+
+
+def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommendation:
     ctx = _context(req, cat)
     rec = _training(ctx) if req.is_training else _inference(ctx)
     rec = _research_lab_trap(ctx, rec)
@@ -877,7 +895,7 @@ def _research_lab_trap(ctx: _Ctx, rec: Recommendation) -> Recommendation:
     if ctx.gpn >= big or rec.verdict not in ("multi_node", "replicas") or \
             rec.nodes * ctx.gpn > big:
         return rec
-    single = recommend(ctx.req.model_copy(update={"gpus_per_node": big}), ctx.cat,
+    single = recommend(ctx.req.model_copy(update={"gpus_per_node": big}), _shared(ctx.cat),
                        alternatives=False)
     if single.verdict not in ("single_node", "single_node_int4"):
         return rec
@@ -934,7 +952,7 @@ def _alternatives(ctx: _Ctx, rec: Recommendation) -> list[Alternative]:
         if gpu.id == ctx.gpu.id:
             continue
         try:
-            alt = recommend(ctx.req.model_copy(update={"gpu": gpu.id}), ctx.cat,
+            alt = recommend(ctx.req.model_copy(update={"gpu": gpu.id}), _shared(ctx.cat),
                             alternatives=False)
         except ValueError:
             continue
@@ -954,7 +972,7 @@ def _alternatives(ctx: _Ctx, rec: Recommendation) -> list[Alternative]:
             seen.add(option.label)
     if not ctx.req.is_training and rec.verdict == "single_node" and ctx.req.allow_int4 \
             and rec.precision != "int4":
-        int4 = recommend(ctx.req.model_copy(update={"precision": "int4"}), ctx.cat,
+        int4 = recommend(ctx.req.model_copy(update={"precision": "int4"}), _shared(ctx.cat),
                          alternatives=False)
         out.append(Alternative(
             label="Same node, INT4 weights", verdict=int4.verdict, gpu=int4.gpu,

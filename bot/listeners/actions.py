@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext
 
 from bot import cards
-from bot.turns import Turns
+from bot.turns import Turns, install_team
 
 # gs_answer_<n>, gs_answer_select_<n>, gs_nav_<n>, gs_nav_restart: one dialogue turn each
 ANSWER = re.compile(rf"^(?:{cards.A_ANSWER}|{cards.A_NAV})_")
@@ -45,4 +45,4 @@ def register(app: App, turns: Turns) -> None:
         ack: Ack, body: dict[str, Any], action: dict[str, Any], context: BoltContext
     ) -> None:
         ack()
-        turns.start_click(body, action, context.team_id)
+        turns.start_click(body, action, install_team(context))

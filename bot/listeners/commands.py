@@ -6,7 +6,7 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, Respond
 
-from bot.turns import Turns
+from bot.turns import Turns, install_team
 
 COMMAND = "/gpu-sizing"
 
@@ -16,4 +16,4 @@ def register(app: App, turns: Turns) -> None:
     def on_command(ack: Ack, body: dict[str, Any], context: BoltContext, respond: Respond) -> None:
         # An empty ack shows nothing; the root message and the question follow in the channel.
         ack()
-        turns.command(body, context.team_id, respond)
+        turns.command(body, install_team(context), respond)

@@ -11,16 +11,16 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
-from bot.turns import Turns
+from bot.turns import Turns, install_team
 
 
 def register(app: App, turns: Turns) -> None:
     @app.event("app_mention")
     def on_mention(body: dict[str, Any], context: BoltContext) -> None:
-        turns.mention(body, context.team_id, context.actor_team_id)
+        turns.mention(body, install_team(context), context.actor_team_id)
 
     # app.event("message") (not app.message) sees every subtype, so edits and deletes are
     # acknowledged and ignored here instead of answered 404 (which Slack would retry).
     @app.event("message")
     def on_message(body: dict[str, Any], context: BoltContext) -> None:
-        turns.message(body, context.team_id, context.actor_team_id)
+        turns.message(body, install_team(context), context.actor_team_id)

@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt import Ack, App, BoltContext
 
 from bot import cards
-from bot.turns import Turns
+from bot.turns import Turns, install_team
 
 
 def register(app: App, turns: Turns) -> None:
@@ -18,4 +18,4 @@ def register(app: App, turns: Turns) -> None:
     @app.action(cards.A_HOME_NEW)
     def on_new(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
         ack()
-        turns.home_new(body, context.team_id)
+        turns.home_new(body, install_team(context))

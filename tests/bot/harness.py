@@ -7,6 +7,7 @@ what the bot posted from the fake and click the buttons it rendered, the way a p
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -94,8 +95,8 @@ class BotServer:
 
 
 def message(fake: FakeSlack, channel: str, ts: str) -> dict[str, Any]:
-    """The current state of a message the bot posted (after every chat.update)."""
-    return fake.messages[channel][ts]
+    """A copy of the current state of a message the bot posted (after every chat.update)."""
+    return copy.deepcopy(fake.messages[channel][ts])
 
 
 def assert_valid(msg: dict[str, Any]) -> None:

@@ -42,7 +42,7 @@ def _start_by_mention(bot: BotServer, fake: FakeSlack, channel: str = SALES,
     ev = mention_event(user=REP, channel=channel, text=f"<@UBOT0001> {text}")
     status, _ = bot.client.post_event(event_envelope(ev))
     assert status == 200
-    (call,) = fake.wait_for("chat.postMessage", 1,
+    (_call,) = fake.wait_for("chat.postMessage", 1,
                             where=lambda c: c.params.get("thread_ts") == ev["ts"])
     q_ts = next(ts for ts, m in fake.messages[channel].items() if m["thread_ts"] == ev["ts"])
     _wait_meta(bot, fake)
@@ -170,7 +170,7 @@ def test_external_actor_sizes_but_cannot_do_internal_things(
     status, _ = bot.client.post_command("/gpu-sizing", "post", user=REP, channel=SHARED,
                                         team=INTERNAL_TEAM, response_url=fake.response_url("c"))
     assert status == 200
-    (start_call,) = fake.wait_for("chat.postMessage", 1)
+    (_start_call,) = fake.wait_for("chat.postMessage", 1)
     start_ts = next(iter(fake.messages[SHARED]))
     start_msg = message(fake, SHARED, start_ts)
     assert_valid(start_msg)
@@ -314,3 +314,25 @@ def test_redis_down_then_back(
     bot.client.post_event(event_envelope(mention_event(
         user=REP, channel=SALES, text="<@UBOT0001> llama 3.1 70b inference 64 users 8k")))
     fake.wait_for("chat.postMessage", 3, where=lambda c: c.status == 200)
+
+
+def test_external_slash_command_and_typed_answers_share_one_conversation(
+    bot: BotServer, fake: FakeSlack
+) -> None:
+    # the customer's own workspace id is in the command payload; the events arrive through our
+    # installation (authorizations) with user_team set: both must land on the same sizing
+    bot.client.post_command("/gpu-sizing", "llama 3.1 70b inference", user=CUSTOMER,
+                            channel=SHARED, team=EXTERNAL_TEAM,
+                            response_url=fake.response_url("x"))
+    fake.wait_for("chat.postMessage", 2)
+    root = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] is None)
+    q_ts = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] == root)
+    _wait_meta(bot, fake)
+    for text in ("64", "8k", "no target"):
+        before = json.dumps(message(fake, SHARED, q_ts)["blocks"])
+        status, _ = bot.client.post_event(event_envelope(
+            message_event(user=CUSTOMER, channel=SHARED, text=text, thread_ts=root,
+                          user_team=EXTERNAL_TEAM), ext_shared=True))
+        assert status == 200
+        wait_version_change(fake, SHARED, q_ts, before)
+    assert is_card(message(fake, SHARED, q_ts))

@@ -53,7 +53,7 @@ def _at(state: str) -> Dialogue:
 
 
 @pytest.mark.parametrize("state", list(REACH))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXT)
 def test_any_text_at_any_state(state: str, text: str) -> None:
     d = _at(state)
@@ -75,6 +75,25 @@ def test_any_text_at_any_state(state: str, text: str) -> None:
         # only the question being answered may change (the model question reads a sentence)
         assert before.state == "model" or changed <= {before.state}
     assert d.current("k") is not None  # what was stored renders again
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.sampled_from(list(REACH)), texts=st.lists(TEXT, min_size=1, max_size=8))
+def test_any_sequence_of_texts(start: str, texts: list[str]) -> None:
+    """Conversations wander (back, change, nonsense, answers); each step keeps the rules."""
+    d = _at(start)
+    for text in texts:
+        before = d.load("k")
+        assert before is not None
+        reply = d.handle("k", text)
+        after = d.load("k")
+        assert after is not None and reply.version == after.version
+        assert after.version in (before.version, before.version + 1)
+        cmd = command(text)
+        if cmd is None or cmd.kind != "restart":
+            assert set(before.answers) <= set(after.answers), (text, before.answers)
+        if after.state not in ("done", "cancelled"):
+            assert reply.choices and reply.nav  # always something to click
 
 
 @pytest.mark.parametrize("state", [s for s in REACH if s not in ("done", "cancelled")])

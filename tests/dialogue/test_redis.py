@@ -245,3 +245,12 @@ def test_audit_stream_recent_list_and_meta(redis_url: str) -> None:
     stored_bytes = sum(len(k) + len(v) for k, v in
                        client.hgetall(f"gpusizing:conv:{KEY}").items())
     assert stored_bytes < 4096
+
+
+def test_a_retried_write_is_not_a_lost_race(redis_url: str) -> None:
+    store = RedisStore(redis_url)
+    w = Write(doc='{"a":1}', version=1, expected=None, ttl_seconds=60)
+    store.write("k", w)
+    store.write("k", w)  # the reply was lost and the client sent it again
+    with pytest.raises(Conflict):
+        store.write("k", Write(doc='{"a":2}', version=1, expected=None, ttl_seconds=60))

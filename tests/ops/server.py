@@ -175,24 +175,34 @@ class FreshConn:
             conn.close()
 
 
-def pin_workers(port: int, workers: int, attempts: int = 300) -> list[WorkerConn]:
-    """One kept-alive connection per worker process (raises if some worker never accepts)."""
+def pin_workers(port: int, workers: int, timeout: float = 20.0) -> list[WorkerConn]:
+    """One kept-alive connection per worker process.
+
+    Retries until ``timeout``: a worker that is still booting (or being replaced) accepts
+    nothing yet, so all connections land on the others for a while.
+    """
+    deadline = time.monotonic() + timeout
     pinned: dict[str, WorkerConn] = {}
-    spare: list[WorkerConn] = []
-    try:
-        for _ in range(attempts):
-            conn = WorkerConn(port)
-            assert conn.pid is not None
-            if conn.pid in pinned:
-                spare.append(conn)  # held open so the next accept may go elsewhere
-            else:
-                pinned[conn.pid] = conn
-            if len(pinned) == workers:
-                return list(pinned.values())
-    finally:
-        for conn in spare:
-            conn.close()
-    raise AssertionError(f"only reached workers {sorted(pinned)} in {attempts} connections")
+    while True:
+        spare: list[WorkerConn] = []
+        try:
+            for _ in range(50):
+                conn = WorkerConn(port)
+                assert conn.pid is not None
+                if conn.pid in pinned:
+                    spare.append(conn)  # held open so the next accept may go elsewhere
+                else:
+                    pinned[conn.pid] = conn
+                if len(pinned) == workers:
+                    return list(pinned.values())
+        finally:
+            for conn in spare:
+                conn.close()
+        if time.monotonic() > deadline:
+            for conn in pinned.values():
+                conn.close()
+            raise AssertionError(f"only reached workers {sorted(pinned)} in {timeout}s")
+        time.sleep(0.1)
 
 
 def python_m_bot() -> list[str]:

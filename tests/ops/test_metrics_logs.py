@@ -135,6 +135,19 @@ def test_typed_text_never_at_info(captured: io.StringIO) -> None:
     assert line["text"] == "<8 chars>" and line["note"] == f"<{len(typed)} chars>"
 
 
+def test_bolt_signature_failures_do_not_quote_the_body(
+    captured: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = "payload=%7B%22text%22%3A%22our+secret+project+Bluebird%22%7D"
+    bolt = logging.getLogger("slack_bolt.RequestVerification")
+    monkeypatch.setattr(bolt, "level", logging.INFO)  # Bolt copies the root level when created
+    bolt.info(
+        f"Invalid request signature detected (signature: v0=abc, timestamp: 1, body: {body})")
+    out = captured.getvalue()
+    assert "Bluebird" not in out
+    assert f"body: <{len(body)} chars>)" in out
+
+
 def test_tokens_and_signing_secret_are_redacted(
     captured: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:

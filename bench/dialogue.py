@@ -1,0 +1,178 @@
+"""Measure the dialogue: the cost of one turn, Redis round trips per turn, stored bytes.
+
+    .venv/bin/python bench/dialogue.py          (REDIS_URL to use a running Redis; else a
+                                                  throwaway redis-server is started if present)
+
+Goals (issue 3): a turn under 200 us without I/O, at most two Redis round trips per turn,
+under 4 KB per stored conversation. Prints numbers; passes or fails nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import redis
+
+from dialogue import Dialogue, MemoryStore, RedisStore
+from dialogue.sizing import request
+from dialogue.store import Write
+from engine import recommend
+
+N = 400
+
+
+def _median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def turn_cost(opening: str, text: str, n: int = N) -> tuple[float, str]:
+    """Median seconds of ``handle(text)`` on a conversation freshly put at ``opening``'s state."""
+    store = MemoryStore()
+    d = Dialogue(store)
+    d.start("seed", opening)
+    seed = store.read("seed")
+    assert seed is not None
+    version = d.load("seed").version  # type: ignore[union-attr]
+    for i in range(n):  # one copy per run, so every timed turn starts from the same state
+        store.write(f"k{i}", Write(doc=seed.doc, version=version, expected=None,
+                                   ttl_seconds=3600))
+    samples = []
+    state = ""
+    for i in range(n):
+        t0 = time.perf_counter()
+        r = d.handle(f"k{i}", text)
+        samples.append(time.perf_counter() - t0)
+        state = r.state
+    return _median_us(samples), state
+
+
+def engine_cost(answers: dict[str, Any], n: int = 50) -> float:
+    # the request the dialogue sends: INT4 allowed while it probes whether to ask about it
+    req = request(answers, allow_int4=answers.get("workload") == "inference")
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        recommend(req)
+        samples.append(time.perf_counter() - t0)
+    return _median_us(samples)
+
+
+def without_engine(opening: str, text: str, n: int) -> float:
+    """The same turn with the engine's answer precomputed (a dict lookup in its place)."""
+    from dialogue import sizing
+
+    cache: dict[Any, Any] = {}
+
+    def cached(req: Any) -> Any:
+        if req not in cache:
+            cache[req] = recommend(req)
+        return cache[req]
+
+    real = sizing.recommend
+    sizing.recommend = cached
+    try:
+        turn_cost(opening, text, 5)  # fill the cache
+        return turn_cost(opening, text, n)[0]
+    finally:
+        sizing.recommend = real
+
+
+class CountingConnection(redis.Connection):
+    """Counts round trips: one packed send is one trip (a pipeline is one send)."""
+
+    sent = 0
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        type(self).sent += 1
+        super().send_packed_command(command, check_health)
+
+
+def redis_numbers(url: str) -> None:
+    pool = redis.ConnectionPool.from_url(url, connection_class=CountingConnection)
+    client = redis.Redis(connection_pool=pool)
+    prefix = f"bench{os.getpid()}"
+    d = Dialogue(RedisStore(client, prefix=prefix))
+    key = "T1:C1:1700000000.000100:U1"
+    d.start(key, "", owner="U1", delivery_id="warm", meta={"channel": "C1"})
+    d.update_meta(key, {"ts": "1700000000.000200"})
+    script = ["llama 3.1 70b", "inference", "64", "help", "8k", "no target", "change context",
+              "32k", "no", "ib-200"]
+    print("\nRedis round trips per turn (delivery id dedupe pipelined with the read):")
+    trips: list[int] = []
+    latency: list[float] = []
+    for i, text in enumerate(script):
+        CountingConnection.sent = 0
+        t0 = time.perf_counter()
+        r = d.handle(key, text, delivery_id=f"ev{i}")
+        latency.append(time.perf_counter() - t0)
+        trips.append(CountingConnection.sent)
+        print(f"  {text!r:18} -> {r.state:13} {CountingConnection.sent} round trip(s)")
+    print(f"  max {max(trips)}, mean {statistics.mean(trips):.2f}; "
+          f"median wall time per turn with Redis {_median_us(latency):.0f} us (localhost)")
+    conv_key = f"{prefix}:conv:{key}"
+    fields = client.hgetall(conv_key)
+    payload = sum(len(k) + len(v) for k, v in fields.items())
+    usage = client.memory_usage(conv_key)
+    doc = fields[b"doc"]
+    print(f"\nStored conversation (finished, with history and meta): doc {len(doc)} B, "
+          f"hash payload {payload} B, Redis MEMORY USAGE {usage} B (goal < 4096)")
+    client.delete(conv_key, f"{prefix}:audit", f"{prefix}:recent:U1",
+                  *[f"{prefix}:delivery:ev{i}" for i in range(len(script))],
+                  f"{prefix}:delivery:warm")
+
+
+def _with_redis(fn: Callable[[str], None]) -> None:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        fn(url)
+        return
+    try:
+        from tests.redisproc import RedisProcess
+
+        proc = RedisProcess()
+    except RuntimeError as exc:
+        print(f"\n(no Redis: {exc}; set REDIS_URL to measure round trips)")
+        return
+    proc.start()
+    try:
+        fn(proc.url)
+    finally:
+        proc.cleanup()
+
+
+def main() -> None:
+    print(f"One turn without I/O (MemoryStore), median of {N}:")
+    rows = [
+        ("answer, next question (no engine)", "llama 3.1 70b inference", "64", None),
+        ("invalid answer, re-asked", "llama 3.1 70b inference", "3O", None),
+        ("help", "llama 3.1 70b inference", "help", None),
+        ("back", "llama 3.1 70b inference 64 users", "back", None),
+        ("answer -> result (engine included)", "llama 3.1 70b inference 64 users 8k context",
+         "no target", {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 64,
+                       "context": 8192, "target": None}),
+        ("answer -> result, pretrain (engine)", "llama 3.1 70b pretrain 1.5T tokens",
+         "30 days", {"model": "llama-3.1-70b", "workload": "pretrain", "tokens": 1.5e12,
+                     "deadline": 30.0}),
+    ]
+    for label, opening, text, answers in rows:
+        n = N if answers is None else 60
+        us, state = turn_cost(opening, text, n)
+        line = f"  {label:38} {us:9.0f} us  (-> {state})"
+        if answers is not None:
+            e = engine_cost(answers)
+            alone = without_engine(opening, text, N)
+            line += f"; engine alone {e:.0f} us; the turn without the engine {alone:.0f} us"
+        print(line)
+    _with_redis(redis_numbers)
+
+
+if __name__ == "__main__":
+    main()

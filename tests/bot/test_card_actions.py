@@ -1,0 +1,143 @@
+"""The card's buttons over signed HTTP (math, compare, change, quote), App Home and "post"."""
+
+from __future__ import annotations
+
+import json
+
+from bot import blockkit, cards
+from tests.bot.harness import (
+    COLLEAGUE,
+    INTERNAL_TEAM,
+    QUOTES,
+    REP,
+    SALES,
+    BotServer,
+    assert_valid,
+    click,
+    click_to_card,
+    find_element,
+    is_card,
+    message,
+    wait_version_change,
+)
+from tests.fakeslack import FakeSlack
+from tests.slackreq import event_envelope, mention_event
+
+
+def _card(bot: BotServer, fake: FakeSlack) -> tuple[str, str, dict[str, object]]:
+    ev = mention_event(user=REP, channel=SALES,
+                       text="<@UBOT0001> llama 3.1 70b inference 64 users 8k context")
+    bot.client.post_event(event_envelope(ev))
+    fake.wait_for("chat.postMessage", 1)
+    q_ts = next(iter(fake.messages[SALES]))
+    card = click_to_card([bot], user=REP, user_team=INTERNAL_TEAM, channel=SALES, ts=q_ts,
+                         root=ev["ts"])
+    return ev["ts"], q_ts, card
+
+
+def test_show_the_math_once_in_the_thread(bot: BotServer, fake: FakeSlack) -> None:
+    root, q_ts, card = _card(bot, fake)
+    block_id, _ = find_element(card, cards.A_MATH)
+    for _ in range(2):
+        click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+              block_id=block_id, action_id=cards.A_MATH, value="math", thread_ts=root)
+    (math,) = fake.wait_for("chat.postMessage", 1, where=lambda c: "math" in c.params["text"])
+    assert math.params["thread_ts"] == root
+    assert_valid(math.params)
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert "already in the thread" in note.params["text"]
+    # someone else asking sees it privately, the thread is not spammed
+    click(bot, user=COLLEAGUE, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+          block_id=block_id, action_id=cards.A_MATH, value="math", thread_ts=root)
+    fake.wait_for("chat.postEphemeral", 2)
+    fake.quiet(0.3)
+    assert len([c for c in fake.calls("chat.postMessage") if "math" in c.params["text"]]) == 1
+
+
+def test_compare_and_change_rerun_in_place(bot: BotServer, fake: FakeSlack) -> None:
+    root, q_ts, card = _card(bot, fake)
+    block_id, compare = find_element(card, cards.A_COMPARE)
+    other = compare["options"][0]["value"]
+    before = json.dumps(card["blocks"])
+    click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+          block_id=block_id, action_id=cards.A_COMPARE, selected=other, thread_ts=root)
+    fake.wait_for("chat.update", 1, where=lambda c: is_card(c.params))
+    new = wait_version_change(fake, SALES, q_ts, before)
+    while not is_card(new):  # the intermediate "which GPU" question, then the card
+        new = wait_version_change(fake, SALES, q_ts, json.dumps(new["blocks"]))
+    assert_valid(new)
+    assert new["blocks"] != card["blocks"]
+    # change an answer: the card's menu reopens that question
+    block_id, change = find_element(new, cards.A_CHANGE)
+    option = next(o["value"] for o in change["options"] if o["value"] == "change concurrency")
+    before = json.dumps(new["blocks"])
+    click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+          block_id=block_id, action_id=cards.A_CHANGE, selected=option, thread_ts=root)
+    question = wait_version_change(fake, SALES, q_ts, before)
+    assert not is_card(question)
+    assert "requests" in question["text"]
+
+
+def test_internal_quote_goes_to_the_quote_channel(bot: BotServer, fake: FakeSlack) -> None:
+    root, q_ts, card = _card(bot, fake)
+    block_id, _ = find_element(card, cards.A_QUOTE)
+    for _ in range(2):
+        click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+              block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=root)
+    (summary,) = fake.wait_for("chat.postMessage", 1,
+                               where=lambda c: c.params.get("channel") == QUOTES)
+    notes = fake.wait_for("chat.postEphemeral", 2)
+    texts = " ".join(n.params["text"] for n in notes)
+    assert f"<#{QUOTES}>" in texts and "already with our sales team" in texts
+    assert "internal" in json.dumps(summary.params["blocks"])
+    fake.quiet(0.3)
+    assert len([c for c in fake.calls("chat.postMessage")
+                if c.params.get("channel") == QUOTES]) == 1
+
+
+def test_quote_refused_when_the_quote_channel_is_shared(
+    serve: object, redis_url: str, fake: FakeSlack
+) -> None:
+    fake.add_channel("CLEAKY01", is_ext_shared=True)
+    bot = serve(redis_url, quote_channel_id="CLEAKY01")  # type: ignore[operator]
+    root, q_ts, card = _card(bot, fake)
+    block_id, _ = find_element(card, cards.A_QUOTE)
+    click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+          block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=root)
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert "cannot be forwarded" in note.params["text"]
+    fake.quiet(0.3)
+    assert not [c for c in fake.calls("chat.postMessage") if c.params["channel"] == "CLEAKY01"]
+
+
+def test_app_home_and_new_sizing(bot: BotServer, fake: FakeSlack) -> None:
+    _card(bot, fake)
+    bot.client.post_event(event_envelope({"type": "app_home_opened", "user": REP,
+                                          "channel": "DREP0001", "tab": "home",
+                                          "event_ts": "1.2"}))
+    (publish,) = fake.wait_for("views.publish", 1)
+    view = publish.params["view"]
+    assert not blockkit.validate_view(view)
+    assert "Llama 3.1 70B" in json.dumps(view)
+    block_id = "home"
+    click(bot, user=REP, user_team=INTERNAL_TEAM, channel="", message_ts="",
+          block_id=block_id, action_id=cards.A_HOME_NEW, value="new")
+    fake.wait_for("conversations.open", 1)
+    posts = fake.wait_for("chat.postMessage", 2, where=lambda c: c.params["channel"] == "DREP0001")
+    root_ts = next(ts for ts, m in fake.messages["DREP0001"].items() if m["thread_ts"] is None)
+    assert posts[0].params.get("thread_ts") is None
+    assert posts[1].params["thread_ts"] == root_ts  # the question in the DM root's thread
+    assert_valid(posts[1].params)
+
+
+def test_post_command_by_a_rep(bot: BotServer, fake: FakeSlack) -> None:
+    bot.client.post_command("/gpu-sizing", "post", user=REP, channel=SALES,
+                            response_url=fake.response_url("p"))
+    (post,) = fake.wait_for("chat.postMessage", 1)
+    assert_valid(post.params)
+    ts = next(iter(fake.messages[SALES]))
+    assert find_element(message(fake, SALES, ts), cards.A_START)
+    bot.client.post_command("/gpu-sizing", "help", user=REP, channel=SALES,
+                            response_url=fake.response_url("h"))
+    (help_,) = fake.wait_for("response_url", 1)
+    assert "/gpu-sizing" in help_.params["text"]
