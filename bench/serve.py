@@ -31,6 +31,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             print(bot.log_text()[-2000:], file=sys.stderr)
         if args.keep_logs:
-            print(f"server logs: {logs}", file=sys.stderr)
+            print(f"server logs kept in {logs}", file=sys.stderr)
         port = free_port()
         env = bot_env(slack_url=fake.url, redis_url=redis.url, port=port, secret=SECRET,
                       token=fake.bot_token, workers=WORKERS, LOG_LEVEL=args.log_level)
@@ -251,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         fake.stop()
         redis.cleanup()
+        if not args.keep_logs:
+            shutil.rmtree(logs, ignore_errors=True)
 
     ratios = {
         "throughput_floor_over_bot": floor_row["per_s"] / turn_row["per_s"],

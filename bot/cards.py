@@ -296,12 +296,20 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.0f} %"
 
 
-def vram_bar(numbers: Numbers, width: int = BAR_WIDTH) -> str | None:
+def vram_scope(rec: Recommendation) -> str:
+    """What ``vram_total_gb`` covers: one node (also each replica), or the whole cluster."""
+    if rec.verdict == "replicas" or rec.nodes <= 1:
+        return "one node"
+    return f"{rec.nodes:,} nodes"
+
+
+def vram_bar(numbers: Numbers, width: int = BAR_WIDTH, scope: str = "one node") -> str | None:
     """Weights / working set / reserve / free, drawn with characters against one node.
 
     ``█`` weights, ``▓`` KV cache or training state and activations, ``▒`` runtime reserve,
-    ``░`` free. When the demand exceeds the node, the bar is scaled to the demand and ``┃``
-    marks where one node's VRAM ends, so "does not fit" is visible at a glance.
+    ``░`` free, against the VRAM of ``scope`` (one node, or the cluster the verdict needs).
+    When the demand exceeds it, the bar is scaled to the demand and ``┃`` marks where the
+    VRAM ends, so "does not fit" is visible at a glance.
     """
     total = numbers.vram_total_gb
     if not total or total <= 0:
@@ -323,7 +331,8 @@ def vram_bar(numbers: Numbers, width: int = BAR_WIDTH) -> str | None:
         bar = "█" * w + "▓" * k + "▒" * r
         cap = min(len(bar), round(total * scale))
         bar = bar[:cap] + "┃" + bar[cap:]
-        tail = f"needs {_gb(used)}; one node has {_gb(total)}"
+        tail = f"needs {_gb(used)}; {scope} {'has' if scope == 'one node' else 'have'} "
+        tail += _gb(total)
     legend = [f"█ weights {_gb(weights)}"]
     if work:
         label = "KV cache" if numbers.kv_cache_gb else "training state + activations"
@@ -333,9 +342,9 @@ def vram_bar(numbers: Numbers, width: int = BAR_WIDTH) -> str | None:
     return f"`{bar}`  {tail}\n" + " · ".join(legend)
 
 
-def _numbers_fields(n: Numbers) -> list[str]:
+def _numbers_fields(n: Numbers, scope: str = "one node") -> list[str]:
     rows: list[tuple[str, str | None]] = [
-        ("VRAM per node", _gb(n.vram_total_gb) if n.vram_total_gb else None),
+        (f"VRAM of {scope}", _gb(n.vram_total_gb) if n.vram_total_gb else None),
         ("Weights", f"{_gb(n.weights_gb)} ({_pct(n.weights_share)} of VRAM)"
          if n.weights_gb is not None else None),
         ("KV cache", _gb(n.kv_cache_gb) if n.kv_cache_gb is not None else None),
@@ -421,19 +430,23 @@ def card_message(
     blocks: list[Block] = [header(f"{words}: {rec.model.name}")]
     if reply.error:
         blocks.append(mrkdwn_section(f":warning: {escape(reply.error)}"))
-    if reply.notices:
-        blocks.append(context(clip("\n".join(escape(n) for n in reply.notices), 3000)))
+    # step outcomes are already the card's steps; keep only the other notices
+    notices = [n for n in reply.notices if not n.startswith("Step ")]
+    if notices:
+        blocks.append(context("\n".join(escape(n) for n in notices)))
     blocks.append(mrkdwn_section(f"*{escape(rec.headline)}*\n{config_line(rec)}"))
-    bar = vram_bar(rec.numbers)
+    scope = vram_scope(rec)
+    bar = vram_bar(rec.numbers, scope=scope)
     if bar:
-        blocks.append(mrkdwn_section(f"*VRAM of one node*\n{bar}"))
+        each = " (each replica)" if rec.verdict == "replicas" else ""
+        blocks.append(mrkdwn_section(f"*VRAM of {scope}{each}*\n{bar}"))
     step_lines = [
         f"*Step {q.step}. {escape(q.question)}* — *{escape(q.answer)}*\n{escape(q.because)}"
         for q in rec.questions
     ]
     for piece in _chunks(step_lines, bk.MAX_SECTION_TEXT)[:6]:
         blocks.append(mrkdwn_section(piece))
-    fields = _numbers_fields(rec.numbers)
+    fields = _numbers_fields(rec.numbers, scope)
     for start in range(0, len(fields), bk.MAX_FIELDS):
         blocks.append({
             "type": "section",
@@ -586,7 +599,7 @@ def quote_summary(
             f"*{escape(verdict_words(rec))}* for *{escape(rec.model.name)}* "
             f"({escape(rec.workload)})"
             f"\n{escape(rec.headline)}\n{config_line(rec)}"))
-        fields = _numbers_fields(rec.numbers)[: bk.MAX_FIELDS]
+        fields = _numbers_fields(rec.numbers, vram_scope(rec))[: bk.MAX_FIELDS]
         if fields:
             blocks.append({"type": "section", "fields": [
                 {"type": "mrkdwn", "text": clip(f, bk.MAX_FIELD_TEXT)} for f in fields]})

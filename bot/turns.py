@@ -29,7 +29,6 @@ Why these choices:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import time
@@ -90,11 +89,6 @@ def install_team(context: Any) -> str | None:
     result = getattr(context, "authorize_result", None)
     team = getattr(result, "team_id", None) if result is not None else None
     return str(team or getattr(context, "team_id", None) or "") or None
-
-
-def conv_id(key: str) -> str:
-    """A short stable id for logs when the dialogue gave none (never the raw ids)."""
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 @dataclass
@@ -223,15 +217,22 @@ class Turns:
             return False
         return bool({t for t in teams if t} & self.internal_teams)
 
-    def claim(self, once: str) -> bool:
+    def claim(self, once: str, where: _Where, t: Turn) -> bool:
         """True the first time ``once`` is claimed, on any worker (a double-click posts once).
 
         Uses the store's delivery-id check (SET NX with a TTL), the same one that drops
-        redelivered events, so the claim is atomic across workers.
+        redelivered events, so the claim is atomic across workers. False (and the person told)
+        when already claimed or when the store is unreachable.
         """
         try:
             self.dialogue.store.read(f"claim:{once}", once)
         except Duplicate:
+            t.outcome = "duplicate"
+            return False
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(where.channel, where.user, None)
             return False
         return True
 
@@ -275,6 +276,10 @@ class Turns:
             )
         except Duplicate:
             t.outcome = "duplicate"
+            return
+        except Conflict:
+            # a double-click on "Start": the other click started the sizing and posts it
+            t.outcome = "conflict"
             return
         except StoreUnavailable:
             metrics.redis_error()
@@ -614,10 +619,10 @@ class Turns:
             if conv.owner != where.user:
                 self.ephemeral(where.channel, where.user, message, root)
                 return
-            if not self.claim(f"math:{key}:{conv.version}"):
-                t.outcome = "duplicate"
-                self.note(where.channel, where.user,
-                          "The math for this result is already in the thread.", root)
+            if not self.claim(f"math:{key}:{conv.version}", where, t):
+                if t.outcome == "duplicate":
+                    self.note(where.channel, where.user,
+                              "The math for this result is already in the thread.", root)
                 return
             self.api("chat.postMessage", channel=conv.meta.get("channel") or where.channel,
                      thread_ts=root, **message)
@@ -662,11 +667,11 @@ class Turns:
                           "Quote requests cannot be forwarded right now; nothing was posted. "
                           "Please ask your contact at the vendor.", root)
                 return
-            if not self.claim(f"quote:{key}:{conv.version}:{where.user}"):
-                t.outcome = "duplicate"
-                self.note(where.channel, where.user,
-                          "Your quote request for this result is already with our sales team.",
-                          root)
+            if not self.claim(f"quote:{key}:{conv.version}:{where.user}", where, t):
+                if t.outcome == "duplicate":
+                    self.note(where.channel, where.user,
+                              "Your quote request for this result is already with our sales "
+                              "team.", root)
                 return
             try:
                 record = self.dialogue.record_quote(key, where.user,
@@ -734,6 +739,13 @@ class Turns:
                           "You already have a sizing going in this thread: answer it there, or "
                           "click Start over on it.", root)
                 return
+            # two quick clicks both saw the same (absent or finished) sizing: one starts. The
+            # 10-second bucket keeps the claim from blocking a real new start later (claims
+            # live a day; a sizing lost with a Redis restart would otherwise be unstartable)
+            seen = conv.version if conv is not None else 0
+            bucket = int(time.time() // 10)
+            if not self.claim(f"start:{key}:{seen}:{bucket}", where, t):
+                return
             self._start(t, team=team, channel=channel, user=where.user, opening="",
                         root_ts=root, surface="button", actor_team=where.actor_team,
                         shared=where.shared)
@@ -744,6 +756,9 @@ class Turns:
             user = str((body.get("user") or {}).get("id") or "")
             if not user:
                 return
+            where = _where(body)
+            if not self.claim(f"home:{user}:{int(time.time() // 10)}", where, t):
+                return  # a double-click: the first one opens the sizing
             opened = self.api("conversations.open", users=user)
             channel = str(((opened or {}).get("channel") or {}).get("id") or "")
             if not channel:

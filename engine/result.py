@@ -35,22 +35,32 @@ class Layout(_Out):
 class Numbers(_Out):
     """The figures behind a verdict (GB = 1e9 bytes). ``None`` where not relevant."""
 
-    vram_total_gb: float | None = None
-    weights_gb: float | None = None
-    weights_share: float | None = None
-    kv_bytes_per_token: int | None = None
-    kv_cache_gb: float | None = None
-    training_state_gb: float | None = None
-    activations_gb: float | None = None
-    reserve_gb: float | None = None
-    free_share: float | None = None
-    max_concurrency: int | None = None
-    node_tokens_per_s: float | None = None
-    scaling_efficiency: float | None = None
-    gpu_months: float | None = None
-    days: float | None = None
-    gpus_needed: int | None = None
-    min_gpus: int | None = None
+    vram_total_gb: float | None = Field(None, description="VRAM of all GPUs the verdict uses")
+    weights_gb: float | None = Field(None, description="one copy of the weights")
+    weights_share: float | None = Field(None, description="weights_gb / vram_total_gb")
+    kv_bytes_per_token: int | None = Field(None, description="one token, every layer keeping it")
+    kv_cache_gb: float | None = Field(
+        None, description="KV cache at the requested concurrency x context, all copies"
+    )
+    training_state_gb: float | None = Field(
+        None, description="weights + gradients + optimizer + activations on the verdict's GPUs"
+    )
+    activations_gb: float | None = Field(None, description="activations, all GPUs (training)")
+    reserve_gb: float | None = Field(None, description="runtime reserve, all GPUs")
+    free_share: float | None = Field(None, description="VRAM left after weights, KV, reserve")
+    max_concurrency: int | None = Field(
+        None, description="the most sequences at the requested context that fit"
+    )
+    node_tokens_per_s: float | None = Field(
+        None, description="output tokens/s of one deployment (a node, or the cluster)"
+    )
+    scaling_efficiency: float | None = Field(
+        None, description="per-GPU throughput against the ideal (training)"
+    )
+    gpu_months: float | None = Field(None, description="GPU time of the training run")
+    days: float | None = Field(None, description="projected wall-clock days (training)")
+    gpus_needed: int | None = Field(None, description="GPUs the verdict uses")
+    min_gpus: int | None = Field(None, description="fewest GPUs of one node the job fits")
 
 
 class StepAnswer(_Out):

@@ -45,7 +45,8 @@ class Call:
     params: dict[str, Any]
     headers: dict[str, str]
     at: float = field(default_factory=time.monotonic)
-    status: int = 200
+    status: int = 200  # the HTTP status (429 when rate limited)
+    ok: bool = True  # the body's "ok" (Slack answers errors with HTTP 200 and ok: false)
 
 
 class FakeSlack:
@@ -167,7 +168,7 @@ class FakeSlack:
         with self._cond:
             while True:
                 found = [c for c in self._calls if c.method == method and c.status == 200
-                         and (where is None or where(c))]
+                         and c.ok and (where is None or where(c))]
                 if len(found) >= count:
                     return found
                 left = deadline - time.monotonic()
@@ -235,6 +236,7 @@ class FakeSlack:
                 failure[0] -= 1
                 fail_error = failure[1]
         if call.status == 429:
+            call.ok = False
             self._record(call)
             assert limit is not None
             self._send(req, 429, {"ok": False, "error": "ratelimited"},
@@ -243,15 +245,17 @@ class FakeSlack:
         auth = headers.get("authorization", "")
         token = auth.removeprefix("Bearer ").strip() or str(params.get("token", ""))
         if token != self.bot_token:
-            call.status = 401
+            call.ok = False
             self._record(call)
             self._send(req, 200, {"ok": False, "error": "invalid_auth"})
             return
         if fail_error is not None:
+            call.ok = False
             self._record(call)
             self._send(req, 200, {"ok": False, "error": fail_error})
             return
         result = self._answer(method, params)
+        call.ok = bool(result.get("ok"))
         self._record(call)
         self._send(req, 200, result)
 

@@ -7,16 +7,34 @@ from typing import Any
 
 import pytest
 
+from bot import blockkit
 from tests.bot.harness import BotServer, populate
 from tests.fakeslack import FakeSlack
+
+MESSAGE_METHODS = ("chat.postMessage", "chat.update", "chat.postEphemeral")
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeSlack]:
+    """The fake Slack; at the end, every message and view the bot sent is checked against
+    Block Kit's limits, so no test can pass while posting something Slack would reject."""
     slack = FakeSlack().start()
     populate(slack)
     yield slack
     slack.stop()
+    problems = []
+    for call in slack.calls():
+        if call.method in MESSAGE_METHODS and "blocks" in call.params:
+            errors = blockkit.validate_message(call.params)
+        elif call.method in MESSAGE_METHODS:
+            text = call.params.get("text")
+            errors = [] if isinstance(text, str) and text.strip() else ["no text"]
+        elif call.method == "views.publish":
+            errors = blockkit.validate_view(call.params.get("view") or {})
+        else:
+            continue
+        problems += [f"{call.method}: {e}" for e in errors]
+    assert not problems, problems
 
 
 @pytest.fixture

@@ -141,3 +141,14 @@ def test_post_command_by_a_rep(bot: BotServer, fake: FakeSlack) -> None:
                             response_url=fake.response_url("h"))
     (help_,) = fake.wait_for("response_url", 1)
     assert "/gpu-sizing" in help_.params["text"]
+
+
+def test_command_where_the_bot_is_not_a_member(bot: BotServer, fake: FakeSlack) -> None:
+    fake.fail("chat.postMessage", "not_in_channel")
+    bot.client.post_command("/gpu-sizing", "llama 3.1 70b", user=REP, channel="CELSE001",
+                            response_url=fake.response_url("n"))
+    (told,) = fake.wait_for("response_url", 1)
+    assert "Invite me" in told.params["text"]
+    fake.quiet(0.3)
+    assert not [c for c in fake.calls("chat.postMessage") if c.ok]
+    assert "CELSE001" not in fake.messages

@@ -336,3 +336,23 @@ def test_external_slash_command_and_typed_answers_share_one_conversation(
         assert status == 200
         wait_version_change(fake, SHARED, q_ts, before)
     assert is_card(message(fake, SHARED, q_ts))
+
+
+def test_double_click_on_start_gives_one_sizing(bot: BotServer, fake: FakeSlack) -> None:
+    bot.client.post_command("/gpu-sizing", "post", user=REP, channel=SALES,
+                            response_url=fake.response_url("p"))
+    fake.wait_for("chat.postMessage", 1)
+    start_ts = next(iter(fake.messages[SALES]))
+    block_id, el = find_element(message(fake, SALES, start_ts), cards.A_START)
+    threads = [threading.Thread(target=click, args=(bot,), kwargs={
+        "user": CUSTOMER, "user_team": EXTERNAL_TEAM, "channel": SALES, "message_ts": start_ts,
+        "block_id": block_id, "action_id": cards.A_START, "value": el["value"]})
+        for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    fake.wait_for("chat.postMessage", 2)
+    fake.quiet(0.5)
+    questions = [c for c in fake.calls("chat.postMessage") if c.params.get("thread_ts")]
+    assert len(questions) == 1

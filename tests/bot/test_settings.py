@@ -82,3 +82,9 @@ def test_python_m_bot_refuses_bad_settings_without_printing_them() -> None:
     assert proc.returncode == 2
     assert "SLACK_BOT_TOKEN" in proc.stderr
     assert "SUPERSECRET" not in proc.stderr + proc.stdout
+
+
+def test_app_token_without_bot_token_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-abc")
+    with pytest.raises(SettingsError, match="SLACK_BOT_TOKEN"):
+        load_settings()

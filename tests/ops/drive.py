@@ -69,6 +69,11 @@ def first_answer(blocks: list[dict[str, Any]]) -> tuple[str, str, str | None, st
     raise AssertionError(f"no answer offered in {blocks}")
 
 
+def _ok(call: Any) -> bool:
+    """Counted as FakeSlack.wait_for counts: HTTP 200 and a body with ok: true."""
+    return bool(call.status == 200 and getattr(call, "ok", True))
+
+
 def drive(
     fake: FakeSlack,
     conns: list[WorkerConn] | list[FreshConn],
@@ -83,7 +88,7 @@ def drive(
     def here(c: Any) -> bool:
         return bool(c.params.get("channel") == channel)
 
-    posts = len([c for c in fake.calls("chat.postMessage") if c.status == 200 and here(c)])
+    posts = len([c for c in fake.calls("chat.postMessage") if _ok(c) and here(c)])
     sent = time.monotonic()
     status, headers, _ = conns[0].post_signed(
         secret, command_form("/gpu-sizing", "", user=user, channel=channel, team=team))
@@ -114,7 +119,7 @@ def drive(
         def mine(c: Any) -> bool:
             return bool(here(c) and c.params.get("ts") == run.question_ts)
 
-        updates = len([c for c in fake.calls("chat.update") if c.status == 200 and mine(c)])
+        updates = len([c for c in fake.calls("chat.update") if _ok(c) and mine(c)])
         conn = conns[n % len(conns)]
         sent = time.monotonic()
         status, headers, _ = conn.post_signed(secret, {"payload": json.dumps(payload)})
