@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@$(PY) -m bot
 
-## test: the whole suite (starts its own throwaway redis-server and a fake Slack API)
+## test: hygiene (ruff, mypy) then the whole suite (it starts its own throwaway
+## redis-server and a fake Slack API)
 test: $(STAMP)
+	@$(PY) -m ruff check .
+	@$(PY) -m mypy engine dialogue bot
 	@command -v redis-server >/dev/null 2>&1 || { \
 	  echo "redis-server is not installed; the tests start their own. Install it with: apt-get install redis-server" >&2; exit 1; }
 	@$(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
@@ -31,6 +34,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	@$(PY) bench/engine.py
 	@$(PY) bench/dialogue.py
+	@$(PY) bench/serve.py
 
 docs: $(STAMP)
 	@$(PY) -m dialogue.diagram > docs/dialogue.md

@@ -11,13 +11,10 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from engine import SizingRequest, recommend  # noqa: E402
-from engine.catalog import catalog  # noqa: E402
-from engine.decision import _recommend, _recommend_packaged  # noqa: E402
+from engine import SizingRequest, recommend
+from engine.catalog import catalog
+from engine.decision import _recommend, _recommend_packaged
 
 WORKLOADS = ["inference", "lora", "qlora", "full-finetune", "pretrain"]
 
