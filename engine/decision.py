@@ -334,6 +334,11 @@ def _inference(ctx: _Ctx) -> Recommendation:
         f"A runtime reserve of {pol.runtime_reserve_gb_per_gpu:g} GB per GPU (CUDA context, "
         "graphs, NCCL buffers, activation workspace)."
     )
+    if ctx.model.is_moe:
+        ctx.assumptions.append(
+            f"MoE decode reads only the experts a batch touches ({ctx.model.experts_active} of "
+            f"{ctx.model.experts} per token, routing spread evenly); all experts stay in memory."
+        )
     tq = _target_text(ctx)
 
     # Step 1

@@ -31,15 +31,49 @@ def weights_bytes(pc: ParamCount, precision: str, policy: Policy) -> float:
     if precision in ("bf16", "fp16"):
         return 2.0 * pc.total
     body = pc.total - pc.embedding
+    return body * body_bytes_per_param(precision, policy) + 2.0 * pc.embedding
+
+
+def body_bytes_per_param(precision: str, policy: Policy) -> float:
+    """Bytes per parameter of the quantized body (everything but the embeddings)."""
+    if precision in ("bf16", "fp16"):
+        return 2.0
     if precision == "fp8":
-        bits = 8.0
-    elif precision == "int4":
-        bits = int4_bits(policy)
-    elif precision == "nf4":
-        bits = policy.nf4_bits_per_param
-    else:
-        raise ValueError(f"unknown precision '{precision}'")
-    return body * bits / 8.0 + 2.0 * pc.embedding
+        return 1.0
+    if precision == "int4":
+        return int4_bits(policy) / 8.0
+    if precision == "nf4":
+        return policy.nf4_bits_per_param / 8.0
+    raise ValueError(f"unknown precision '{precision}'")
+
+
+def routed_expert_params(m: ModelSpec, pc: ParamCount) -> float:
+    """Parameters in routed experts (shared experts run for every token)."""
+    if not m.is_moe:
+        return 0.0
+    return pc.experts * m.experts / (m.experts + m.shared_experts)
+
+
+def expert_touch_share(m: ModelSpec, tokens: float) -> float:
+    """Expected share of routed experts a batch of ``tokens`` touches in one layer.
+
+    With top-k of E experts per token and routing spread evenly, an expert is missed by one
+    token with probability 1 - k/E, so a batch touches ``1 - (1 - k/E)^tokens`` of them: a
+    single decode stream reads k/E of the expert weights, a batch of 64 nearly all.
+    """
+    if not m.is_moe:
+        return 1.0
+    miss: float = (1.0 - m.experts_active / m.experts) ** max(1.0, tokens)
+    return 1.0 - miss
+
+
+def weights_read_bytes(
+    m: ModelSpec, pc: ParamCount, precision: str, policy: Policy, tokens: float
+) -> float:
+    """Weight bytes one decode step streams from memory for a batch of ``tokens``."""
+    w = weights_bytes(pc, precision, policy)
+    routed = routed_expert_params(m, pc) * body_bytes_per_param(precision, policy)
+    return w - routed * (1.0 - expert_touch_share(m, tokens))
 
 
 def kv_bytes_per_token_layer(m: ModelSpec, kv_precision: str) -> float:

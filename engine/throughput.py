@@ -1,8 +1,9 @@
 """Inference on a node or a cluster: which layouts fit, and the tokens/s each delivers.
 
-Decode is memory-bound: every step streams the weights and the live KV cache from memory
-(``t >= bytes / (BW * eta)``), plus, under tensor parallelism, two latency-bound all-reduces
-per layer (Megatron f/g; ~24 us each on PCIe, so 3.8 ms per token for an 80-layer model).
+Decode is memory-bound: every step streams the weights (for an MoE, the experts the batch
+touches) and the live KV cache from memory (``t >= bytes / (BW * eta)``), plus, under
+tensor parallelism, two latency-bound all-reduces per layer (Megatron f/g; ~24 us each on
+PCIe, so 3.8 ms per token for an 80-layer model).
 Prefill is compute-bound (``2 * P_active`` FLOPs per token plus attention) plus the TP
 all-reduce of each prompt token's activations. A request's output tokens share the node's
 time with its prompt tokens in the ratio of the policy's request shape.
@@ -16,7 +17,13 @@ from dataclasses import dataclass
 
 from engine.catalog import GPUSpec, ModelSpec, Policy
 from engine.comm import Fabric, allreduce_s, p2p_s
-from engine.memory import GB, cached_layer_tokens, kv_cache_bytes, weights_bytes
+from engine.memory import (
+    GB,
+    cached_layer_tokens,
+    kv_cache_bytes,
+    weights_bytes,
+    weights_read_bytes,
+)
 from engine.params import ParamCount
 
 
@@ -135,7 +142,8 @@ def plan_inference(
     kv_read = kv_cache_bytes(m, kv_precision, avg_ctx, per_inst, tp)
     mb = max(1, min(pp, per_inst))  # micro-batches in flight through the pipeline
     tokens_mb = per_inst / mb
-    t_mem = (w / inst_gpus + kv_read / inst_gpus / mb) / bw
+    w_read = weights_read_bytes(m, pc, precision, policy, tokens_mb)
+    t_mem = (w_read / inst_gpus + kv_read / inst_gpus / mb) / bw
     t_comp = 2.0 * pc.active * tokens_mb / inst_gpus / (flops * policy.mfu_decode)
     act = tokens_mb * m.hidden * 2.0
     t_tp = 2.0 * (m.layers / pp) * allreduce_s(act, tp, fabric, False) if tp > 1 else 0.0
@@ -155,7 +163,8 @@ def plan_inference(
     t_pf = t_pf_comp + t_pf_comm
     ratio = (1.0 - policy.output_share) / policy.output_share
     per_output = round_s / per_inst + ratio * t_pf
-    tps = dp * (1.0 / per_output)
+    busy = math.ceil(concurrency / per_inst)  # copies with work: fewer than dp at low load
+    tps = busy * (1.0 / per_output)
     return InferencePlan(
         precision=precision,
         kv_precision=kv_precision,

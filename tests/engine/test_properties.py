@@ -5,13 +5,20 @@ from __future__ import annotations
 import itertools
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import SizingRequest, recommend
 from engine.catalog import catalog
 from engine.comm import Fabric
-from engine.memory import kv_bytes_per_token, kv_cache_bytes, training_state, weights_bytes
+from engine.memory import (
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    training_state,
+    weights_bytes,
+    weights_read_bytes,
+)
 from engine.params import count_params
 from engine.scaling import project
 
@@ -134,3 +141,26 @@ def test_a_frontier_answer_never_quotes_fewer_gpus_than_the_state_needs() -> Non
     mem = CAT.gpu(r.gpu).memory_gb
     assert (r.numbers.gpus_needed or 0) * mem >= (r.numbers.training_state_gb or 0) * 0.9
     assert "LoRA" in " ".join(r.caveats)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_one_request_cannot_stream_faster_than_the_node_bandwidth_allows(model: str) -> None:
+    """Idle data-parallel copies add nothing: one stream reads its weights every token."""
+    m = CAT.model(model)
+    r = recommend(SizingRequest(model=model, concurrency=1, context=2048), alternatives=False)
+    gpu = CAT.gpu(r.gpu)
+    pc = count_params(m)
+    copy_gpus = r.layout.tp * r.layout.pp  # one request is served by one copy
+    bw = copy_gpus * gpu.mem_bw_gbs * 1e9 * CAT.policy.hbm_efficiency
+    per_token_s = weights_read_bytes(m, pc, r.precision, CAT.policy, 1) / bw
+    assert (r.numbers.node_tokens_per_s or 0) <= 1.0 / per_token_s * 1.01
+
+
+def test_moe_decode_reads_only_the_experts_a_small_batch_touches() -> None:
+    moe = recommend(SizingRequest(model="gpt-oss-120b", concurrency=1, context=4096),
+                    alternatives=False)
+    total_b = count_params(CAT.model("gpt-oss-120b")).total / 1e9
+    dense = recommend(SizingRequest(params_b=total_b, concurrency=1, context=4096),
+                      alternatives=False)
+    assert (moe.numbers.node_tokens_per_s or 0) > 2 * (dense.numbers.node_tokens_per_s or 0)
+    assert any("experts a batch touches" in a for a in moe.assumptions)
