@@ -159,6 +159,11 @@ class GPUSpec(_Entry):
     power_w: float = Field(gt=0)
     vendor_builds: bool = Field(description="the vendor sells servers with it (else compare only)")
     source: str = Field(min_length=1)
+    estimated: str | None = Field(
+        default=None,
+        description="what in this entry is derived rather than published or measured; "
+        "every answer that relies on the entry says so",
+    )
     notes: str | None = None
 
 
@@ -174,6 +179,11 @@ class LinkSpec(_Entry):
     latency_us: float = Field(ge=0, description="fixed cost of one collective, microseconds")
     needs_dedicated_fabric: bool = False
     source: str = Field(min_length=1)
+    estimated: str | None = Field(
+        default=None,
+        description="what in this entry is derived rather than published or measured; "
+        "every answer that relies on the entry says so",
+    )
     notes: str | None = None
 
 

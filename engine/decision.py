@@ -160,6 +160,10 @@ def _context(req: SizingRequest, cat: Catalog) -> _Ctx:
             f"'{req.interconnect}' is an in-node link; between nodes use one of: "
             + ", ".join(sorted(k for k, v in cat.links.items() if v.scope == "inter"))
         )
+    intra = cat.links[gpu.in_node_link]
+    for entry in (gpu, intra):
+        if entry.estimated:
+            assumptions.append(f"{entry.name}: {entry.estimated}.")
     return _Ctx(
         req=req,
         cat=cat,
@@ -861,6 +865,8 @@ def _finish(
             f"{ctx.gpu.name} is shown for comparison: the vendor builds PCIe servers "
             "(RTX PRO 6000, RTX 5090, L40S, L40, L4), not this part."
         )
+    if interconnect and ctx.link.estimated:
+        ctx.assumptions.append(f"{ctx.link.name}: {ctx.link.estimated}.")
     total_nodes = nodes * (replicas or 1) if verdict != "replicas" else (replicas or 1)
     return Recommendation(
         step=step,

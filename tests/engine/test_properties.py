@@ -164,3 +164,19 @@ def test_moe_decode_reads_only_the_experts_a_small_batch_touches() -> None:
                       alternatives=False)
     assert (moe.numbers.node_tokens_per_s or 0) > 2 * (dense.numbers.node_tokens_per_s or 0)
     assert any("experts a batch touches" in a for a in moe.assumptions)
+
+
+def test_answers_disclose_the_derived_figures_they_rely_on() -> None:
+    estimated = [g for g in CAT.gpus.values() if g.estimated]
+    assert estimated, "the catalog marks its derived figures"
+    for gpu in estimated:
+        r = recommend(SizingRequest(model="llama-3.1-8b", gpu=gpu.id), alternatives=False)
+        assert any(gpu.estimated in a for a in r.assumptions)
+    eth25 = CAT.link("eth-25")
+    r = recommend(SizingRequest(model="llama-3.1-70b", workload="full-finetune",
+                                interconnect="eth-25"), alternatives=False)
+    assert r.verdict == "multi_node"
+    assert any(eth25.estimated and eth25.estimated in a for a in r.assumptions)
+    single = recommend(SizingRequest(model="llama-3.1-8b", interconnect="eth-25"),
+                       alternatives=False)
+    assert not any("25 Gb/s" in a for a in single.assumptions)  # no link used, none quoted
