@@ -128,6 +128,9 @@ class _Ctx:
     assumptions: list[str] = field(default_factory=list)
     caveats: list[str] = field(default_factory=list)
     math: list[str] = field(default_factory=list)
+    layouts: list[Alternative] = field(default_factory=list)
+    tried: dict[tuple[str, int], list[InferencePlan]] = field(default_factory=dict)
+    tried_training: dict[int, list[TrainingPlan]] = field(default_factory=dict)
 
     @property
     def node_bytes(self) -> float:
@@ -264,12 +267,14 @@ def _target_text(ctx: _Ctx) -> str:
 def _best(
     ctx: _Ctx, precision: str, nodes: int
 ) -> tuple[InferencePlan | None, list[InferencePlan]]:
-    return best_inference(
+    best, plans = best_inference(
         ctx.model, ctx.pc, ctx.gpu, ctx.fabric(), ctx.policy,
         precision=precision, kv_precision=ctx.req.kv_precision,
         concurrency=ctx.req.concurrency, context=ctx.req.context,
         nodes=nodes, gpus_per_node=ctx.gpn,
     )
+    ctx.tried[(precision, nodes)] = plans
+    return best, plans
 
 
 def _inference_math(ctx: _Ctx, plan: InferencePlan) -> None:
@@ -487,6 +492,7 @@ def _inference_result(
     replicas: int | None = None,
 ) -> Recommendation:
     _inference_math(ctx, plan)
+    _inference_runner_up(ctx, plan)
     pol = ctx.policy
     if plan.weights_bytes / plan.vram_bytes > pol.comfortable_weights_share and plan.dp == 1:
         ctx.caveats.append(
@@ -591,7 +597,9 @@ def _training(ctx: _Ctx) -> Recommendation:
         f"{tokens_text(tokens)} = {flops_per_token(pc, req.workload) * tokens:.3g} FLOPs"
     )
 
-    p1, _ = best_training(m, pc, state, ctx.gpu, fabric, pol, nodes=1, gpus_per_node=ctx.gpn)
+    p1, tried1 = best_training(m, pc, state, ctx.gpu, fabric, pol, nodes=1,
+                               gpus_per_node=ctx.gpn)
+    ctx.tried_training[1] = tried1
     acts_node = p1.activations_per_gpu * ctx.gpn if p1 else 0.0
     if p1 is None:
         ref = project(m, pc, state, ctx.gpu, fabric, pol, nodes=1, gpus_per_node=ctx.gpn,
@@ -662,8 +670,9 @@ def _training(ctx: _Ctx) -> Recommendation:
     q4 = QUESTIONS[4].format(max=pol.max_cluster_nodes)
     first_fit: TrainingPlan | None = None
     for nodes in range(2, pol.max_cluster_nodes + 1):
-        pn, _ = best_training(m, pc, state, ctx.gpu, fabric, pol, nodes=nodes,
-                              gpus_per_node=ctx.gpn)
+        pn, tried_n = best_training(m, pc, state, ctx.gpu, fabric, pol, nodes=nodes,
+                                    gpus_per_node=ctx.gpn)
+        ctx.tried_training[nodes] = tried_n
         if pn is None:
             continue
         first_fit = first_fit or pn
@@ -791,6 +800,7 @@ def _training_result(
 
     assert isinstance(state, TrainingState)
     pol = ctx.policy
+    _training_runner_up(ctx, plan)
     ctx.math.append(
         f"step ({plan.label}) = compute + exposed TP/DP traffic + pipeline bubble = "
         f"{plan.step_time_s:,.1f} s for {tokens_text(pol.global_batch_tokens)} tokens; "
@@ -820,6 +830,45 @@ def _training_result(
     layout = Layout(tp=plan.tp, pp=plan.pp, dp=plan.dp)
     return _finish(ctx, step, verdict, plan.nodes, "bf16", layout, numbers, questions,
                    replicas, interconnect=plan.nodes > 1)
+
+
+def _inference_runner_up(ctx: _Ctx, chosen: InferencePlan) -> None:
+    """The next-best layout that fits on the same hardware, with its numbers."""
+    plans = ctx.tried.get((chosen.precision, chosen.nodes), [])
+    others = sorted((p for p in plans if p.fits and (p.tp, p.pp, p.dp) !=
+                     (chosen.tp, chosen.pp, chosen.dp)), key=lambda p: -p.tokens_per_s)
+    if not others:
+        return
+    alt = others[0]
+    ctx.layouts.append(Alternative(
+        label=f"Layout {alt.label}",
+        verdict=None, gpu=ctx.gpu.id, nodes=alt.nodes, precision=alt.precision,
+        layout=Layout(tp=alt.tp, pp=alt.pp, dp=alt.dp),
+        summary=(f"{rate(alt.tokens_per_s)} ({alt.tokens_per_s / chosen.tokens_per_s:.0%} of "
+                 f"{chosen.label}), up to {alt.max_concurrency:,} concurrent at "
+                 f"{tokens_text(ctx.req.context)}"),
+        numbers=Numbers(node_tokens_per_s=round(alt.tokens_per_s), max_concurrency=
+                        alt.max_concurrency, kv_cache_gb=_r(alt.kv_bytes / GB),
+                        free_share=round(alt.free_share, 4)),
+    ))
+
+
+def _training_runner_up(ctx: _Ctx, chosen: TrainingPlan) -> None:
+    plans = ctx.tried_training.get(chosen.nodes, [])
+    others = sorted((p for p in plans if p.fits and p.label != chosen.label),
+                    key=lambda p: -p.efficiency)
+    if not others:
+        return
+    alt = others[0]
+    ctx.layouts.append(Alternative(
+        label=f"Layout {alt.label}",
+        verdict=None, gpu=ctx.gpu.id, nodes=alt.nodes, precision="bf16",
+        layout=Layout(tp=alt.tp, pp=alt.pp, dp=alt.dp),
+        summary=(f"{pct(alt.efficiency)} scaling efficiency against {pct(chosen.efficiency)} "
+                 f"for {chosen.label}; "
+                 f"{gb(alt.state_per_gpu + alt.activations_per_gpu)} per GPU"),
+        numbers=Numbers(scaling_efficiency=round(alt.efficiency, 3)),
+    ))
 
 
 # -- assembling the answer -------------------------------------------------------------------
@@ -892,7 +941,7 @@ def _finish(
         questions=questions,
         caveats=list(dict.fromkeys(ctx.caveats)),
         assumptions=list(dict.fromkeys(ctx.assumptions)),
-        alternatives=[],
+        alternatives=list(ctx.layouts),
         math=ctx.math,
     )
 

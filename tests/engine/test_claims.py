@@ -127,6 +127,12 @@ def test_c13_405b_at_production_latency_needs_two_nodes() -> None:
     assert r.verdict == "multi_node"
     assert r.nodes >= 2
     assert r.layout.tp * r.layout.pp >= 16 and r.layout.pp >= 2
+    # The article's two layouts: the verdict and the runner-up among the alternatives.
+    shown = {(r.layout.tp, r.layout.pp)} | {
+        (a.layout.tp, a.layout.pp) for a in r.alternatives
+        if a.layout is not None and a.label.startswith("Layout")
+    }
+    assert {(8, 2), (4, 4)} <= shown
 
 
 def _fabric(gpu: str, inter: str) -> tuple[object, Fabric]:
