@@ -11,6 +11,11 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path and bench/engine.py would shadow the
+# package it measures: put the repository root first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import SizingRequest, recommend
 from engine.catalog import catalog
