@@ -269,7 +269,10 @@ def question_message(reply: Reply, key: str, owner: str | None = None) -> Messag
 
 def ended_message(reply: Reply, key: str) -> Message:
     """A stopped or expired conversation: say so, and offer to start again."""
-    blocks: list[Block] = [mrkdwn_section(escape(reply.text or "This sizing has ended."))]
+    blocks: list[Block] = []
+    if reply.error:  # e.g. an answer typed to a cancelled sizing: say why nothing moved
+        blocks.append(mrkdwn_section(f":warning: {escape(reply.error)}"))
+    blocks.append(mrkdwn_section(escape(reply.text or "This sizing has ended.")))
     if reply.notices:
         blocks.append(context("\n".join(escape(n) for n in reply.notices)))
     rows = _choice_rows(reply.choices, reply.version, key)
@@ -538,15 +541,21 @@ def note_message(text: str, *, start: tuple[str, str] | None = None) -> Message:
     return {"text": clip(text, 3000), "blocks": fit(blocks)}
 
 
-def home_view(recent: Sequence[dict[str, Any]], store_ok: bool = True) -> dict[str, Any]:
-    """The App Home tab: "New sizing" and the person's recent sizings (views.publish)."""
+def home_view(recent: Sequence[dict[str, Any]], store_ok: bool = True,
+              problem: str | None = None) -> dict[str, Any]:
+    """The App Home tab: "New sizing" and the person's recent sizings (views.publish).
+
+    ``problem`` (our own words, mrkdwn) is shown under the button: why "New sizing" did
+    nothing, since a Home tab click has no channel to answer in."""
     blocks: list[Block] = [
         header("GPU sizing"),
         mrkdwn_section("Size a GPU server for an LLM: one node, replicas or a cluster. "
                        "A new sizing opens in your messages with me."),
         {"type": "actions", "elements": [button("New sizing", A_HOME_NEW, "new", "primary")]},
-        {"type": "divider"},
     ]
+    if problem:
+        blocks.append(mrkdwn_section(f":warning: {problem}"))
+    blocks.append({"type": "divider"})
     if not store_ok:
         blocks.append(mrkdwn_section(
             "_Your recent sizings cannot be shown right now: the sizing service cannot reach "
@@ -567,8 +576,8 @@ def home_view(recent: Sequence[dict[str, Any]], store_ok: bool = True) -> dict[s
                 ts = int(float(when))
                 stamp = f" · <!date^{ts}^{{date_short_pretty}} {{time}}|{ts}>"
             blocks.append(mrkdwn_section(
-                f"*{clip(model, 200)}* · {clip(workload, 50)} → *{escape(words)}*{stamp}\n"
-                f"{clip(headline, 400)}"))
+                f"*{clip_md(model, 200)}* · {clip_md(workload, 50)} → *{escape(words)}*{stamp}\n"
+                f"{clip_md(headline, 400)}"))
     return {"type": "home", "blocks": fit(blocks, bk.MAX_BLOCKS_VIEW)}
 
 

@@ -103,18 +103,27 @@ def card(reply: Reply) -> list[str]:
     return lines
 
 
-def show(reply: Reply, out: TextIO) -> None:
+def show(reply: Reply, out: TextIO, *, seen: Reply | None = None) -> None:
+    """Print a reply; a result already on screen (help, a refused answer: same version) is
+    not printed again in full, only its headline."""
     for notice in reply.notices:
         out.write(f"  > {notice}\n")
     if reply.error:
         out.write(f"  ! {reply.error}\n")
-    if reply.kind == "result":
+    again = (seen is not None and seen.recommendation is not None
+             and seen.version == reply.version and seen.conversation_id == reply.conversation_id)
+    if reply.recommendation is not None and again:
+        out.write(f"\n(the result above stands) {reply.text}\n")
+    elif reply.kind == "result":
         out.write("\n".join(card(reply)) + "\n")
     else:
         out.write(f"\n{reply.text}\n")
     numeric = expects_number(reply.state)
     for i, c in enumerate(reply.choices, 1):
         out.write(f"  {'#' if numeric else ''}{i}) {c.label}\n")
+    if numeric and reply.choices and reply.kind != "result":
+        # a bare number is the answer here ('2' is two, not the second choice): say so
+        out.write("  (type your own value, or #1, #2, ... to pick a choice)\n")
     if reply.nav:
         out.write("  [" + " | ".join(c.value for c in reply.nav) + "]\n")
     out.write("> ")
@@ -149,11 +158,11 @@ def main(
         show(reply, stdout)
         for line in stdin:
             if not line.strip():
-                show(reply, stdout)
+                show(reply, stdout, seen=reply)
                 continue
             stdout.write(line if not stdin.isatty() else "")
-            reply = dialogue.handle(KEY, pick(line, reply))
-            show(reply, stdout)
+            seen, reply = reply, dialogue.handle(KEY, pick(line, reply))
+            show(reply, stdout, seen=seen)
     except StoreUnavailable as exc:
         stdout.write(f"\n{exc}\n")
         return 1

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -68,6 +69,24 @@ CONFLICT = (
     "changed nothing. The message shows the current question."
 )
 REFUSED = "That is only available to the vendor's team, so nothing was done."
+FAILED_TURN = (
+    "Something went wrong on my side with that, so nothing was changed. Try another answer "
+    "or a button; if it keeps happening, click Start over."
+)
+OUT_OF_DATE = (
+    "That card is out of date: this sizing changed since it was shown, so nothing was done. "
+    "Use the sizing's current message."
+)
+# Slack errors that mean "the bot cannot post in this conversation" (not a passing outage)
+NO_ACCESS_ERRORS = frozenset({
+    "not_in_channel", "channel_not_found", "is_archived", "restricted_action",
+    "restricted_action_read_only_channel", "restricted_action_thread_only_channel",
+    "restricted_action_non_threadable_channel", "ekm_access_denied", "team_access_not_granted",
+})
+CANNOT_POST = ("I cannot post in this conversation. Invite me to the channel "
+               "(`/invite @GPU Sizing`) or send me a direct message.")
+SLACK_FAILED = ("Slack did not accept my message just now, so {what}. Nothing was lost; "
+                "try again in a minute.")
 FINISHED_STATES = frozenset({"done", "cancelled", "ended", "expired"})
 META_WAIT_S = 2.0
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
@@ -116,6 +135,7 @@ class Turns:
         self.client = client
         self.internal_teams = settings.internal_teams
         self._bot_user_id: str | None = None
+        self._last = threading.local()  # the last Web API error of this listener thread
 
     # ----------------------------------------------------------------- infrastructure
 
@@ -143,7 +163,12 @@ class Turns:
             )
 
     def api(self, method: str, **kwargs: Any) -> dict[str, Any] | None:
-        """Call the Web API; on failure count it, log it and return None (never raise)."""
+        """Call the Web API; on failure count it, log it and return None (never raise).
+
+        The failure's Slack error code (or the exception's name) is kept for this thread in
+        :meth:`last_error`, so a caller can tell "not in the channel" from "Slack is down".
+        """
+        self._last.error = None
         try:
             # the typed methods know each method's HTTP verb and encoding (GET params for
             # users.info, JSON for blocks), and warn when a message lacks fallback text
@@ -152,13 +177,39 @@ class Turns:
             return dict(resp.data) if isinstance(resp.data, dict) else {}
         except SlackApiError as exc:
             metrics.slack_api_error(method)
+            error = str(exc.response.get("error", "") or "unknown")
+            self._last.error = error
             log.warning("slack api error", extra={"json_fields": {
-                "method": method, "error": str(exc.response.get("error", ""))}})
+                "method": method, "error": error[:200]}})
         except Exception as exc:  # network errors after the retry handlers gave up
             metrics.slack_api_error(method)
+            self._last.error = type(exc).__name__
             log.warning("slack api failure", extra={"json_fields": {
                 "method": method, "error": type(exc).__name__}})
         return None
+
+    def last_error(self) -> str | None:
+        """The error of this thread's last failed :meth:`api` call (None after a success)."""
+        return getattr(self._last, "error", None)
+
+    def cannot_post_text(self, what: str) -> str:
+        """What to tell a person when a post failed: access problem, or a passing failure."""
+        if self.last_error() in NO_ACCESS_ERRORS:
+            return CANNOT_POST
+        return SLACK_FAILED.format(what=what)
+
+    def tell(self, channel: str, user: str, text: str, thread_ts: str | None = None,
+             respond: Respond | None = None) -> None:
+        """Tell one person something privately: through ``respond`` (a slash command's
+        response_url works where the bot cannot post) or else an ephemeral message."""
+        if respond is not None:
+            try:
+                respond(text=text, response_type="ephemeral")
+                return
+            except Exception:
+                log.warning("respond failed", extra={"json_fields": {"kind": "respond"}})
+        if channel and user:
+            self.note(channel, user, text, thread_ts)
 
     def bot_user_id(self) -> str | None:
         """Our own bot user id (auth.test, once), to ignore our messages and strip mentions."""
@@ -183,13 +234,7 @@ class Turns:
     def store_down(self, channel: str, user: str, thread_ts: str | None = None,
                    respond: Respond | None = None) -> None:
         """Tell the person the store is unreachable (the ack already went to Slack)."""
-        if respond is not None:
-            try:
-                respond(text=cards.STORE_DOWN, response_type="ephemeral")
-                return
-            except Exception:
-                log.warning("respond failed", exc_info=True)
-        self.note(channel, user, cards.STORE_DOWN, thread_ts)
+        self.tell(channel, user, cards.STORE_DOWN, thread_ts, respond)
 
     def render(self, reply: Reply, key: str, owner: str | None) -> dict[str, Any]:
         return cards.render(reply, key, compare_gpus(), owner)
@@ -232,7 +277,8 @@ class Turns:
         except StoreUnavailable:
             metrics.redis_error()
             t.outcome = "store_unavailable"
-            self.store_down(where.channel, where.user, None)
+            if where.channel:
+                self.store_down(where.channel, where.user, None)
             return False
         return True
 
@@ -253,6 +299,7 @@ class Turns:
         actor_team: str | None = None, shared: bool = False, respond: Respond | None = None,
     ) -> None:
         """Start a sizing in a thread: root message (posted if none), question as a reply."""
+        own_root = root_ts is None
         if root_ts is None:
             posted = self.api(
                 "chat.postMessage", channel=channel,
@@ -260,10 +307,8 @@ class Turns:
             )
             if not posted or not posted.get("ts"):
                 t.outcome = "error"
-                if respond is not None:
-                    respond(text="I cannot post in this conversation. Invite me to the channel "
-                                 "(`/invite @GPU Sizing`) or send me a direct message.",
-                            response_type="ephemeral")
+                self.tell(channel, user, self.cannot_post_text("no sizing was started"),
+                          None, respond)
                 return
             root_ts = str(posted["ts"])
             channel = str(posted.get("channel") or channel)
@@ -284,19 +329,38 @@ class Turns:
         except StoreUnavailable:
             metrics.redis_error()
             t.outcome = "store_unavailable"
-            if surface == "command":  # the root we just posted would announce nothing
+            if own_root:  # the root we just posted would announce nothing
                 self.api("chat.delete", channel=channel, ts=root_ts)
-            self.store_down(channel, user, root_ts, respond if surface == "command" else None)
+            self.store_down(channel, user, None if own_root else root_ts, respond)
+            return
+        except Exception:
+            if own_root:
+                self.api("chat.delete", channel=channel, ts=root_ts)
+            self._failed(t, channel, user, None if own_root else root_ts, respond)
             return
         t.from_reply(reply)
         metrics.conversation_started()
         message = self.render(reply, key, user)
         posted = self.api("chat.postMessage", channel=channel, thread_ts=root_ts, **message)
-        if posted and posted.get("ts"):
-            try:
-                self.dialogue.update_meta(key, {"ts": str(posted["ts"])})
-            except StoreUnavailable:
-                metrics.redis_error()
+        if not posted or not posted.get("ts"):
+            # the sizing is stored but nobody can see its question: say so, and take back a
+            # root we posted (it would announce a sizing with nothing in its thread)
+            t.outcome = "error"
+            what = "the sizing's question could not be shown"
+            text = self.cannot_post_text(what)
+            if own_root:
+                self.api("chat.delete", channel=channel, ts=root_ts)
+            else:  # a mention or Start click in this thread shows it again (_unshown)
+                try:
+                    self.dialogue.update_meta(key, {"unshown": "1"})
+                except StoreUnavailable:
+                    metrics.redis_error()
+            self.tell(channel, user, text, None if own_root else root_ts, respond)
+            return
+        try:
+            self.dialogue.update_meta(key, {"ts": str(posted["ts"])})
+        except StoreUnavailable:
+            metrics.redis_error()
         self._after_reply(reply)
 
     def _after_reply(self, reply: Reply) -> None:
@@ -312,25 +376,26 @@ class Turns:
             channel = str(body.get("channel_id") or "")
             word = text.split(maxsplit=1)[0].lower() if text else ""
             if word in ("help", "?"):
-                respond(text=HELP, response_type="ephemeral")
+                self.tell(channel, user, HELP, None, respond)
                 t.outcome = "ignored"
                 return
             if word in ("post", "status"):
                 actor_team = body.get("user_team") or body.get("team_id")
                 if not self.is_internal(user, str(actor_team or ""), confirm=True):
                     t.outcome = "forbidden"
-                    respond(text=REFUSED, response_type="ephemeral")
+                    self.tell(channel, user, REFUSED, None, respond)
                     return
                 if word == "post":
                     posted = self.api("chat.postMessage", channel=channel,
                                       **cards.start_message(user))
                     t.outcome = "question" if posted else "error"
                     if not posted:
-                        respond(text="I cannot post here: invite me to the channel first.",
-                                response_type="ephemeral")
+                        self.tell(channel, user,
+                                  self.cannot_post_text("the Start a sizing message was not "
+                                                        "posted"), None, respond)
                 else:
                     t.outcome = "ignored"
-                    respond(text=self.status_text(), response_type="ephemeral")
+                    self.tell(channel, user, self.status_text(), None, respond)
                 return
             self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=None,
                         surface="command", actor_team=str(body.get("team_id") or ""),
@@ -378,14 +443,30 @@ class Turns:
             t.outcome = "store_unavailable"
             self.store_down(channel, user, root_ts)
             return
+        except Exception:  # a dialogue bug must not leave the person without an answer
+            self._failed(t, channel, user, root_ts)
+            return
         t.from_reply(reply)
-        if reply.kind == "error" and version is not None and reply.version != version:
+        if _stale(reply, version):
             t.outcome = "conflict"
             t.extra["stale"] = True
             self.note(channel, user, STALE, root_ts)
             return
         self._show(key, reply, user, channel, message_ts)
         self._after_reply(reply)
+
+    def _reshow(self, t: Turn, key: str, user: str, channel: str) -> None:
+        """Post a sizing's current question again (its first post failed)."""
+        try:
+            reply = self.dialogue.current(key)
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(channel, user, _root_of(key))
+            return
+        if reply is not None:
+            t.from_reply(reply)
+            self._show(key, reply, user, channel, None, wait_for_post=False)
 
     def _meta(self, key: str) -> dict[str, str]:
         try:
@@ -396,14 +477,14 @@ class Turns:
         return dict(conv.meta) if conv is not None else {}
 
     def _show(self, key: str, reply: Reply, owner: str, channel: str,
-              message_ts: str | None) -> None:
+              message_ts: str | None, *, wait_for_post: bool = True) -> None:
         """Update the question message in place (post a new one if it is unknown).
 
         The message's channel/ts live in the conversation's meta, so any worker can update it;
         a sizing restarted from an expired one has no meta yet and gets it here.
         """
         meta = self._meta(key)
-        if meta.get("root") and not meta.get("ts"):
+        if wait_for_post and meta.get("root") and not meta.get("ts") and not _unshown(meta):
             # the sizing was just started and its question is being posted by another thread
             # (a fast typist, a retried event): wait briefly for its ts rather than post twice
             deadline = time.monotonic() + META_WAIT_S
@@ -420,6 +501,11 @@ class Turns:
             posted = self.api("chat.postMessage", channel=channel, thread_ts=root or None,
                               **message)
             new_ts = str(posted["ts"]) if posted and posted.get("ts") else None
+            if new_ts is None:
+                # the answer is saved, but the message on screen is the old one: say so
+                self.tell(channel, owner, self.cannot_post_text(
+                    "the sizing's message could not be updated (your answer was saved)"),
+                    root or None)
         if new_ts and reply.conversation_id:
             try:
                 self.dialogue.update_meta(key, {"ts": new_ts, "channel": channel, "root": root})
@@ -454,6 +540,8 @@ class Turns:
                     if text:
                         self._answer(t, key, text, user=user, channel=channel,
                                      root_ts=str(thread_ts), delivery_id=event_id, typed=True)
+                    elif _unshown(conv.meta):
+                        self._reshow(t, key, user, channel)
                     return
             root = str(thread_ts or event.get("ts") or "")
             self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=root,
@@ -469,23 +557,32 @@ class Turns:
         """
         event = body.get("event") or {}
         kind = "dm" if event.get("channel_type") == "im" else "message"
+        # With channels:history every message in every channel the bot is in arrives here:
+        # what can never be an answer is dropped before it counts as a turn (no metric, no
+        # log line per line of channel chatter).
+        if event.get("subtype") not in (None, "thread_broadcast", "file_share"):
+            return
+        user = str(event.get("user") or "")
+        channel = str(event.get("channel") or "")
+        if not user or not channel or event.get("bot_id") or event.get("bot_profile"):
+            return
+        if kind != "dm" and not event.get("thread_ts"):
+            return
+        me = self.bot_user_id()
+        if me and user == me:
+            return
+        raw = str(event.get("text") or "")
+        if kind != "dm" and me and f"<@{me}" in raw:
+            return
         with self.turn(kind) as t:
-            if event.get("subtype") not in (None, "thread_broadcast", "file_share"):
-                return
-            user = str(event.get("user") or "")
-            channel = str(event.get("channel") or "")
-            if not user or not channel or event.get("bot_id") or event.get("bot_profile"):
-                return
-            me = self.bot_user_id()
-            if me and user == me:
-                return
-            raw = str(event.get("text") or "")
-            if kind != "dm" and me and f"<@{me}" in raw:
-                return
             text = unescape(_MENTION.sub(" ", raw)).strip()
             thread_ts = event.get("thread_ts")
             event_id = str(body.get("event_id") or "") or None
             if not thread_ts:
+                if kind == "dm" and text.lower().strip(" ?!.") in ("help", "") and text:
+                    t.outcome = "ignored"  # "help" in a DM explains; it is not a model name
+                    self.api("chat.postMessage", channel=channel, text=HELP)
+                    return
                 if kind == "dm" and text:
                     self._start(t, team=team, channel=channel, user=user, opening=text,
                                 root_ts=str(event.get("ts") or ""), surface="dm",
@@ -540,6 +637,8 @@ class Turns:
                 value = action["selected_option"].get("value")
             if not value:
                 return
+            if self._not_key_owner(t, key, where):
+                return
             delivery = f"act:{where.user}:{action.get('action_ts') or ''}" \
                 if action.get("action_ts") else None
             self._answer(t, key, str(value), user=where.user, channel=where.channel,
@@ -561,18 +660,41 @@ class Turns:
             if parsed is None or not gpu or not where.user:
                 return
             key, version = parsed
+            if self._not_key_owner(t, key, where):
+                return
             try:
                 first = self.dialogue.handle(key, "change gpu", version=version, actor=where.user)
             except (Conflict, Duplicate, NotOwner, StoreUnavailable) as exc:
                 self._refusal(t, exc, where, key)
                 return
-            if first.kind == "error" and first.version != version:
+            except Exception:
+                self._failed(t, where.channel, where.user, _root_of(key))
+                return
+            if _stale(first, version):
                 t.outcome = "conflict"
                 self.note(where.channel, where.user, STALE, _root_of(key))
                 return
             self._answer(t, key, str(gpu), user=where.user, channel=where.channel,
                          root_ts=_root_of(key), version=first.version,
                          message_ts=where.message_ts)
+
+    def _failed(self, t: Turn, channel: str, user: str, thread_ts: str | None,
+                respond: Respond | None = None) -> None:
+        """An unexpected error in the dialogue: log it, tell the person, keep serving."""
+        t.outcome = "error"
+        log.error("dialogue turn failed", exc_info=True,
+                  extra={"json_fields": {"kind": t.kind, "conversation_id": t.conversation_id}})
+        self.tell(channel, user, FAILED_TURN, thread_ts, respond)
+
+    def _not_key_owner(self, t: Turn, key: str, where: _Where) -> bool:
+        """A click on someone else's sizing is refused here, before the dialogue: the key
+        names its owner, and an expired sizing has no stored owner left to check, so a
+        stranger's "restart" would otherwise take over the owner's thread."""
+        owner = _owner_of(key)
+        if owner is None or owner == where.user:
+            return False
+        self._refusal(t, NotOwner(owner, where.user), where, key)
+        return True
 
     def _refusal(self, t: Turn, exc: Exception, where: _Where, key: str) -> None:
         root = _root_of(key)
@@ -598,7 +720,7 @@ class Turns:
             parsed = cards.parse_block_id(action.get("block_id"))
             if parsed is None or not where.user:
                 return
-            key, _version = parsed
+            key, version = parsed
             root = _root_of(key)
             try:
                 conv = self.dialogue.load(key)
@@ -614,18 +736,34 @@ class Turns:
                           "This sizing has no result any more, so there is no math to show.",
                           root)
                 return
+            if conv.version != version:  # an older card: its result is not the current one
+                t.outcome = "conflict"
+                self.note(where.channel, where.user, OUT_OF_DATE, root)
+                return
             t.from_reply(reply)
             message = cards.math_message(reply.recommendation)
             if conv.owner != where.user:
                 self.ephemeral(where.channel, where.user, message, root)
                 return
-            if not self.claim(f"math:{key}:{conv.version}", where, t):
+            # once per result; a post Slack refused bumps the attempt, so a retry can post
+            retry = f"math_retry:{conv.version}"
+            attempt = conv.meta.get(retry, "0")
+            if not self.claim(f"math:{key}:{conv.version}:{attempt}", where, t):
                 if t.outcome == "duplicate":
                     self.note(where.channel, where.user,
                               "The math for this result is already in the thread.", root)
                 return
-            self.api("chat.postMessage", channel=conv.meta.get("channel") or where.channel,
-                     thread_ts=root, **message)
+            posted = self.api("chat.postMessage",
+                              channel=conv.meta.get("channel") or where.channel,
+                              thread_ts=root, **message)
+            if posted is None:
+                t.outcome = "error"
+                try:
+                    self.dialogue.update_meta(key, {retry: str(int(attempt) + 1)})
+                except (StoreUnavailable, ValueError):
+                    metrics.redis_error()
+                self.note(where.channel, where.user,
+                          self.cannot_post_text("the math was not posted"), root)
 
     def quote(self, body: dict[str, Any], action: dict[str, Any]) -> None:
         """Request a formal quote: internal summary to QUOTE_CHANNEL_ID only, audit record,
@@ -635,7 +773,7 @@ class Turns:
             parsed = cards.parse_block_id(action.get("block_id"))
             if parsed is None or not where.user:
                 return
-            key, _version = parsed
+            key, version = parsed
             root = _root_of(key)
             internal = self.is_internal(where.user, where.actor_team, confirm=False)
             try:
@@ -650,6 +788,10 @@ class Turns:
                 t.outcome = "ended"
                 self.note(where.channel, where.user,
                           "Finish the sizing first: a quote needs its result.", root)
+                return
+            if conv.version != version:  # never quote a result other than the one clicked
+                t.outcome = "conflict"
+                self.note(where.channel, where.user, OUT_OF_DATE, root)
                 return
             t.from_reply(reply)
             if conv.owner != where.user and not internal:
@@ -733,6 +875,9 @@ class Turns:
                 t.outcome = "store_unavailable"
                 self.store_down(channel, where.user, root)
                 return
+            if conv is not None and conv.state not in FINISHED_STATES and _unshown(conv.meta):
+                self._reshow(t, key, where.user, channel)  # its question was never shown
+                return
             if conv is not None and conv.state not in FINISHED_STATES:
                 t.outcome = "ignored"
                 self.note(channel, where.user,
@@ -756,13 +901,18 @@ class Turns:
             user = str((body.get("user") or {}).get("id") or "")
             if not user:
                 return
-            where = _where(body)
+            where = _where(body)  # a Home tab click has no channel: the view is the place
             if not self.claim(f"home:{user}:{int(time.time() // 10)}", where, t):
+                if t.outcome == "store_unavailable":  # say it where they clicked
+                    self.api("views.publish", user_id=user,
+                             view=cards.home_view([], store_ok=False))
                 return  # a double-click: the first one opens the sizing
             opened = self.api("conversations.open", users=user)
             channel = str(((opened or {}).get("channel") or {}).get("id") or "")
             if not channel:
                 t.outcome = "error"
+                self.api("views.publish", user_id=user, view=cards.home_view(
+                    [], store_ok=True, problem=self.cannot_post_text("no sizing was started")))
                 return
             self._start(t, team=team, channel=channel, user=user, opening="", root_ts=None,
                         surface="home", actor_team=str((body.get("user") or {}).get("team_id")
@@ -802,6 +952,28 @@ def _where(body: dict[str, Any]) -> _Where:
 def _root_of(key: str) -> str | None:
     parts = key.split(":")
     return parts[2] if len(parts) == 4 and parts[2] else None
+
+
+def _stale(reply: Reply, version: int | None) -> bool:
+    """A click from an older message: the dialogue changed nothing and says why.
+
+    A turn that changes the sizing never carries an error, and one that changes nothing keeps
+    the stored version, so "an error, and a version other than the clicked one" is exactly a
+    stale click, whatever the reply's kind (a cancelled sizing answers with ``ended``).
+    """
+    return (version is not None and reply.version != version
+            and (reply.kind == "error" or reply.error is not None))
+
+
+def _unshown(meta: dict[str, str]) -> bool:
+    """The sizing's question was never shown: its first post failed (not "being posted")."""
+    return bool(meta.get("unshown")) and not meta.get("ts")
+
+
+def _owner_of(key: str) -> str | None:
+    """The person who started the sizing at ``key`` (its last part, see :func:`make_key`)."""
+    parts = key.split(":")
+    return parts[3] if len(parts) == 4 and parts[3] else None
 
 
 _GPUS: list[tuple[str, str]] | None = None

@@ -23,8 +23,10 @@ _WORDS: dict[str, Kind] = {
     "cancel": "cancel", "stop": "cancel", "quit": "cancel", "exit": "cancel", "abort": "cancel",
 }
 _CHANGE = re.compile(
-    r"^(?:change|edit|modify|update|fix|redo)(?:\s+(?:the|my))?(?:\s+(?P<slot>.+?))?$"
+    r"^(?:change|edit|modify|update|fix|redo|set)(?:\s+(?:the|my))?(?:\s+(?P<slot>.+?))?$", re.I
 )
+# "change context to 32k", "set gpu = h100": the new answer comes with the command
+_TO = re.compile(r"^(?P<name>.+?)\s*(?:\s(?:to|into|=)\s|=|:)\s*(?P<value>.+)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -32,14 +34,23 @@ class Command:
     kind: Kind
     slot: str | None = None  # for change: the slot, or None when the name is unknown
     raw: str = ""
+    value: str | None = None  # for change: the new answer given with it, if any
 
 
 def command(text: str) -> Command | None:
-    t = " ".join(text.strip().lower().rstrip("!.").split())
+    said = " ".join(text.strip().rstrip("!.").split())  # the person's case, for a value
+    t = said.lower()
+    if t.rstrip("?") in _WORDS and t.rstrip("?"):  # 'why?', 'back?', 'help?'
+        return Command(_WORDS[t.rstrip("?")], raw=t.rstrip("?"))
     if t in _WORDS:
         return Command(_WORDS[t], raw=t)
-    m = _CHANGE.match(t)
+    m = _CHANGE.match(said)
     if m is not None:
         name = (m["slot"] or "").strip()
-        return Command("change", ALIASES.get(name), raw=name)
+        if name.lower() not in ALIASES:
+            to = _TO.match(name)
+            if to is not None and to["name"].strip().lower() in ALIASES:
+                return Command("change", ALIASES[to["name"].strip().lower()], raw=name.lower(),
+                               value=to["value"])
+        return Command("change", ALIASES.get(name.lower()), raw=name.lower())
     return None

@@ -9,9 +9,11 @@ with the sentence a person should read ("I need a number of concurrent requests 
 
 from __future__ import annotations
 
+import math
 import re
 
 from engine.catalog import UnknownEntry, UnknownModel, catalog, normalize
+from engine.request import DEFAULT_INTERCONNECT
 
 __all__ = ["ParseError", "normalize"]
 
@@ -19,16 +21,21 @@ __all__ = ["ParseError", "normalize"]
 class ParseError(ValueError):
     """The text does not answer the question; ``message`` says what was expected."""
 
-    def __init__(self, message: str, suggestions: list[str] | None = None) -> None:
+    def __init__(
+        self, message: str, suggestions: list[str] | None = None, *, ambiguous: bool = False
+    ) -> None:
         self.message = message
         self.suggestions = suggestions or []
+        self.ambiguous = ambiguous  # the text named several catalog entries, not none
         super().__init__(message)
 
 
 # -- numbers -------------------------------------------------------------------------------
 
-# "128 000", "100,000", "1.5", ".5": thousands groups only with exactly three digits.
-NUMBER = r"(?:\d{1,3}(?:[ ,_]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+# "128 000", "100,000", "1.5", ".5": thousands groups only with exactly three digits; a
+# comma followed by one or two digits is a decimal comma ("1,5T", as French speakers write).
+NUMBER = (r"(?:\d{1,3}(?:[ ,_]\d{3})+(?:\.\d+)?(?!,\d)|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?"
+          r"|\.\d+)")
 _SCALE_WORDS = {
     "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
     "billion": 1e9, "t": 1e12, "trillion": 1e12,
@@ -42,18 +49,54 @@ _WORD_NUMBERS = {
 
 
 def to_number(num: str) -> float:
+    if re.fullmatch(r"\d+,\d{1,2}", num):  # a decimal comma
+        return float(num.replace(",", "."))
     return float(re.sub(r"[ ,_]", "", num))
+
+
+_UNITS_WORDS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+]
+_TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_SPELLED = re.compile(
+    r"^\s*(?P<words>(?:(?:" + "|".join(_UNITS_WORDS + _TENS_WORDS + ["hundred", "a"])
+    + r")(?:[\s-]+|$))+)(?P<rest>.*)$"
+)
+
+
+def spelled(text: str) -> str:
+    """'sixty four users' -> '64 users', 'two hundred' -> '200'; anything else unchanged."""
+    m = _SPELLED.match(text.lower())
+    if m is None:
+        return text
+    total, words = 0, m["words"].replace("-", " ").split()
+    if words == ["a"]:
+        return text
+    for w in words:
+        if w == "hundred":
+            total = max(total, 1) * 100
+        elif w == "a":
+            total += 1
+        elif w in _TENS_WORDS:
+            total += 20 + 10 * _TENS_WORDS.index(w)
+        else:
+            total += _UNITS_WORDS.index(w)
+    return f"{total} {m['rest']}".strip()
 
 
 def quantity(text: str, *, k: float = 1e3) -> tuple[float, str] | None:
     """Split '32k tokens' into (32 * k, 'tokens'); None when no number leads the text."""
-    m = _QUANTITY.match(text.lower())
+    m = _QUANTITY.match(spelled(text).lower())
     if m is None:
         return None
     value = to_number(m["num"])
     scale = m["scale"]
     if scale:
         value *= k if scale in ("k", "thousand") else _SCALE_WORDS[scale]
+    if not math.isfinite(value):  # '1' x 400 digits: no answer is that large
+        return None
     return value, m["rest"]
 
 
@@ -63,7 +106,9 @@ def _show(text: str) -> str:
 
 
 def _words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w/.+-]+", " ", text.lower()).split())
+    """Lower-cased words; a comma survives only between digits ('1,5T', '100,000')."""
+    t = re.sub(r"[^\w/.,+-]+", " ", text.lower())
+    return " ".join(re.sub(r"(?<!\d),|,(?!\d)", " ", t).split())
 
 
 _FILLER = (r"(?:about|around|roughly|approx(?:imately)?|~|up to|max(?:imum)?|at most"
@@ -84,7 +129,8 @@ def _bounded_int(text: str, lo: int, hi: int, units: str, what: str, k: float = 
 
 CONCURRENCY_MAX = 100_000
 _USERS = r"(?:(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?|sessions?|streams?"
-_USERS += r"|conversations?|chats?|clients?)?\s*(?:at once|in parallel|concurrently|at peak)?"
+_USERS += r"|conversations?|chats?|clients?|utilisateurs?|requetes?)?"
+_USERS += r"\s*(?:at once|in parallel|concurrently|at peak)?"
 _USERS += r"|concurrent|in parallel|at once|parallel)"
 
 
@@ -94,15 +140,38 @@ def concurrency(text: str) -> int:
     )
 
 
-_CONTEXT_UNITS = (r"(?:(?:tokens?|toks?)?\s*(?:of\s+)?(?:context(?: window| length)?|ctx)?"
+_CONTEXT_UNITS = (r"(?:(?:tokens?|toks?)?\s*(?:of\s+)?(?:contexte?(?: window| length)?|ctx)?"
                   r"(?: per request)?)")
 
 
-def context(text: str, max_context: int) -> int:
-    return _bounded_int(
-        text, 1, max_context, _CONTEXT_UNITS,
-        "a context length in tokens (e.g. 8k, 32k)", k=1024,
-    )
+def context(text: str, max_context: int, model: str = "The model") -> int:
+    t = _strip_filler(text)
+    if re.fullmatch(r"\d{1,3}", t) and int(t) >= 1:
+        # a bare '64' is almost always 64k (or a choice's number): ask, do not size 64 tokens
+        k = int(t) * 1024
+        if k <= max_context:
+            raise ParseError(f"Only {t} tokens per request, or did you mean {t}k ({k:,} "
+                             f"tokens)? Type '{t}k', or '{t} tokens' to size {t}")
+        raise ParseError(f"Only {t} tokens per request? Type '{t} tokens' to size that, or a "
+                         "context such as 8k")
+    try:
+        return _bounded_int(
+            text, 1, max_context, _CONTEXT_UNITS,
+            "a context length in tokens (e.g. 8k, 32k)", k=1024,
+        )
+    except ParseError:
+        wide = None
+        if _fits_units(text):
+            wide = _bounded_int(text, 1, 10**9, _CONTEXT_UNITS, "a context length", k=1024)
+        if wide is not None and wide > max_context:  # a length, just beyond this model
+            raise ParseError(f"{model} takes at most {max_context:,} tokens of context; "
+                             f"'{_show(text)}' is {wide:,}") from None
+        raise
+
+
+def _fits_units(text: str) -> bool:
+    q = quantity(_strip_filler(text), k=1024)
+    return q is not None and re.fullmatch(_CONTEXT_UNITS, q[1]) is not None and q[0] == int(q[0])
 
 
 TARGET_MAX = 1e9
@@ -120,6 +189,8 @@ def target(text: str) -> float | None:
     q = quantity(_strip_filler(t.replace("aggregate ", "")))
     if q is not None and re.fullmatch(rf"(?:{_RATE})?", q[1]) and 1 <= q[0] <= TARGET_MAX:
         return q[0]
+    if t in _YES:  # 'yes' to 'do you have a target?': then which one
+        raise ParseError("Which target? Type it in tokens per second (e.g. 6000 tok/s)")
     raise ParseError(
         f"I need a throughput target in tokens per second (e.g. 6000 tok/s, 6k tokens per "
         f"second) or 'no target'; '{_show(text)}' isn't one"
@@ -267,20 +338,50 @@ def model(text: str) -> str | float:
         else:
             msg = f"I don't know '{_show(text)}'."
         msg += " You can also give a parameter count, e.g. 'a 30B dense model' or '30b params'."
-        raise ParseError(msg, exc.suggestions) from None
+        raise ParseError(msg, exc.suggestions, ambiguous=exc.ambiguous) from None
+
+
+_GPU_COUNT = re.compile(r"^(?:\d+\s*(?:x|×)\s*|\d+\s+)")
+_GPU_SIZE = re.compile(r"\s*\(\s*\d+(?:\.\d+)?\s*gb\s*\)\s*$", re.I)
+
+
+def gpu_candidates(text: str) -> list[str]:
+    """What a person may type for a GPU, bare: '8x H100s' -> 'H100s', 'H100'; a label
+    read off a button 'NVIDIA L40S (48 GB)' -> 'NVIDIA L40S'."""
+    t = _GPU_SIZE.sub("", " ".join(text.split()))
+    t = _GPU_COUNT.sub("", t, count=1) or t
+    out = [t]
+    if t.lower().endswith("s") and not t.lower().endswith(("l40s", "gpus")):
+        out.append(t[:-1])  # a plural: 'H100s', '5090s'
+    return out
 
 
 def gpu(text: str) -> str:
+    for cand in gpu_candidates(text)[1:]:
+        try:
+            return catalog().gpu(cand).id
+        except UnknownEntry:
+            continue
     try:
-        return catalog().gpu(text.strip()).id
+        return catalog().gpu(gpu_candidates(text)[0]).id
     except UnknownEntry as exc:
         names = [catalog().gpus[s].name for s in exc.suggestions if s in catalog().gpus]
         hint = f"; did you mean {', '.join(names)}?" if names else ""
         raise ParseError(f"I don't know the GPU '{_show(text)}'{hint}", exc.suggestions) from None
 
 
+_UNSURE = re.compile(r"(?:i\s+)?(?:don'?\s?t|do not)\s+know|not sure|no idea|unsure|dunno|idk|"
+                     r"default|whatever|any|either|you (?:pick|choose|decide)|recommend\w*|"
+                     r"what do you (?:recommend|suggest)")
+
+
 def interconnect(text: str) -> str:
+    """A link between nodes; 'don't know' takes the default (the usual InfiniBand HDR), which
+    the answers then show, so the person sees what was assumed."""
     t = text.strip()
+    said = _words(t).rstrip("?")
+    if said and _UNSURE.fullmatch(said):
+        return DEFAULT_INTERCONNECT
     try:
         link = catalog().link(t)
     except UnknownEntry as exc:
@@ -291,7 +392,9 @@ def interconnect(text: str) -> str:
     if link is not None and link.scope == "inter":
         return link.id
     choices = [lk.name for lk in catalog().links.values() if lk.scope == "inter"]
+    inside = f"{link.name} links the GPUs inside a node. " if link is not None else ""
     raise ParseError(
-        f"I need the link between nodes ({', '.join(choices)}); '{_show(text)}' isn't one",
+        f"{inside}I need the link between nodes ({', '.join(choices)}); "
+        f"'{_show(text)}' isn't one",
         [s for s in suggestions if catalog().links[s].scope == "inter"],
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dialogue.conversation import Conversation
 from dialogue.machine import CANCELLED, DONE
 from dialogue.reply import Choice, Reply
-from dialogue.slots import ORDER, SLOTS, labelled, relevant
+from dialogue.slots import ORDER, SLOTS, in_sentence, labelled, relevant, valid
 from engine.result import Recommendation
 
 RESTART = Choice(value="restart", label="Start a new sizing")
@@ -27,10 +27,13 @@ def question_nav(conv: Conversation) -> list[Choice]:
     return nav
 
 
-def result_nav(conv: Conversation) -> list[Choice]:
-    nav = [Choice(value=f"change {name}", label=f"Change {SLOTS[name].label.lower()}")
+def result_nav(conv: Conversation, changeable: list[str] | None = None) -> list[Choice]:
+    """'Change <answer>' for each answer that still shapes the result (``changeable``: what
+    the service says the engine still asks), then back and a new sizing."""
+    nav = [Choice(value=f"change {name}", label=f"Change {in_sentence(SLOTS[name].label)}")
            for name in ORDER
-           if (name in conv.answers and relevant(name, conv.answers)) or name == "gpu"]
+           if ((name in conv.answers and relevant(name, conv.answers)) or name == "gpu")
+           and (changeable is None or name in changeable)]
     nav.append(Choice(value="back", label="Back"))
     nav.append(RESTART)
     return nav
@@ -45,7 +48,10 @@ def question(
 ) -> Reply:
     slot = SLOTS[conv.state]
     text = slot.ask(conv.answers)
-    if conv.state in conv.answers:  # reached by back/change: the answer is editable
+    if conv.state in conv.answers and not valid(conv.state, conv.answers):
+        # a new model with a shorter window: the old answer is shown as what no longer fits
+        text += f" (was {slot.show(conv.answers[conv.state])}: more than it takes)"
+    elif conv.state in conv.answers:  # reached by back/change: the answer is editable
         text += f" (now: {slot.show(conv.answers[conv.state])})"
     return Reply(
         kind="error" if error else "question",
@@ -68,6 +74,7 @@ def result(
     *,
     notices: list[str] | None = None,
     error: str | None = None,
+    changeable: list[str] | None = None,
 ) -> Reply:
     return Reply(
         kind="error" if error else "result",
@@ -79,7 +86,7 @@ def result(
         notices=notices or [],
         error=error,
         choices=[],
-        nav=result_nav(conv),
+        nav=result_nav(conv, changeable),
         answers=labelled(conv.answers),
         recommendation=rec,
     )

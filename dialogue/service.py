@@ -26,13 +26,24 @@ from dialogue.errors import NotFinished, NotOwner
 from dialogue.machine import CANCELLED, DONE, INITIAL, Turn, fire
 from dialogue.opening import extract
 from dialogue.reply import Choice, Reply
-from dialogue.sizing import EngineFailed, Plan, step_notice
-from dialogue.slots import ORDER, QUESTIONS, SLOTS, labelled, relevant, show_model
+from dialogue.sizing import EngineFailed, Plan, int4_tradeoff, needs_link, step_notice
+from dialogue.slots import (
+    ORDER,
+    QUESTIONS,
+    SLOTS,
+    in_sentence,
+    labelled,
+    max_context,
+    relevant,
+    show_model,
+)
 from dialogue.store import Store, Stored, Write
 from engine.catalog import catalog
 from engine.result import Recommendation
 
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600
+MAX_ANSWER_CHARS = 500  # no answer is longer; a pasted page is refused, not searched
+MAX_OPENING_CHARS = 1000  # an opening may describe the project; only its start is read
 
 
 @dataclass
@@ -82,11 +93,15 @@ class Dialogue:
             created_at=now, updated_at=now, expires_at=now + self.ttl_seconds,
         )
         out = _Outcome(changed=True)
+        if len(opening) > MAX_OPENING_CHARS:
+            opening = opening[:MAX_OPENING_CHARS]
+            out.notices.append(f"Your message is long: I read its first {MAX_OPENING_CHARS:,} "
+                               "characters.")
         if opening.strip():
             found, leftovers, hint = extract(opening)
             if found:
                 conv.answers.update(found)
-                shown = "; ".join(f"{SLOTS[s].label.lower()} {SLOTS[s].show(found[s])}"
+                shown = "; ".join(f"{in_sentence(SLOTS[s].label)} {SLOTS[s].show(found[s])}"
                                   for s in ORDER if s in found)
                 out.notices.append(f"From your message: {shown}.")
             if hint is not None and "model" not in found:
@@ -127,7 +142,11 @@ class Dialogue:
             return render.missing(key, expired=stored is not None)
         if actor is not None and conv.owner is not None and actor != conv.owner:
             raise NotOwner(conv.owner, actor)
-        if version is not None and version != conv.version:
+        cmd = command(text)
+        timeless = cmd is not None and cmd.kind in ("restart", "cancel", "help")
+        if version is not None and version != conv.version and not timeless:
+            # an answer clicked on an old message; 'start over', 'cancel' and 'help' mean the
+            # same whenever they are clicked, so they are not refused
             return self._render(conv, _Outcome(
                 error="That question was already answered; here is where the sizing is now."))
         expected = conv.version
@@ -187,9 +206,14 @@ class Dialogue:
             return out
         if cmd is not None:
             self._navigate(cmd, turn, conv, out)
+        elif len(text) > MAX_ANSWER_CHARS:
+            out.error = (f"That is {len(text):,} characters; an answer is a few words. "
+                         "Type it again, shorter, or pick a choice.")
+        elif not text.strip() and conv.state != DONE:
+            out.error = "I got an empty answer. Type one, or pick a choice."
         elif conv.state == DONE:
-            out.error = ("The sizing is done. Type 'change <answer>' (e.g. 'change context') to "
-                         "recompute, or 'restart'.")
+            out.error = ("The sizing is done. Type 'change <answer>' (e.g. 'change context', or "
+                         "'change gpu to H100') to recompute, or 'restart'.")
         else:
             self._answer(text, turn, conv, out)
         conv.state = turn.state
@@ -199,10 +223,15 @@ class Dialogue:
         if cmd.kind == "help":
             fire("help", turn)
             slot = SLOTS.get(conv.state)
-            out.notices.append(
-                (slot.help if slot else "Change any answer with 'change <answer>', or restart.")
-                + " Type 'back', 'change <answer>', 'restart' or 'cancel' at any time."
-            )
+            if slot is not None:
+                out.notices.append(
+                    slot.help + " Type 'back', 'change <answer>' (or 'change gpu to H100'), "
+                    "'restart' or 'cancel' at any time.")
+            else:
+                out.notices.append(
+                    "The sizing is done. Change an answer to recompute it: "
+                    f"{', '.join(_changeable(turn.answers))} (e.g. 'change context' or 'change "
+                    "gpu to H100'); 'back' returns to the last question; 'restart' starts over.")
         elif cmd.kind == "cancel":
             out.changed = fire("cancel", turn)
         elif cmd.kind == "restart":
@@ -214,32 +243,69 @@ class Dialogue:
             else:
                 out.changed = fire("back", turn, target)
         else:  # change
-            names = [n for n in ORDER if relevant(n, turn.answers)]
+            names = _changeable(turn.answers)
             if cmd.slot is None:
                 out.error = (f"Change what? '{cmd.raw}' is not an answer I keep. "
                              f"I can change: {', '.join(names)}.") if cmd.raw else (
                              f"Change what? I can change: {', '.join(names)}.")
+            elif cmd.slot not in names and relevant(cmd.slot, turn.answers):
+                out.error = ("The answer does not cross nodes, so the network between them does "
+                             "not matter." if cmd.slot == "interconnect" else
+                             "INT4 does not change this sizing: FP8 weights are the answer.")
+                out.error += f" I can change: {', '.join(names)}."
             elif cmd.slot not in names:
-                out.error = f"{SLOTS[cmd.slot].label} does not apply to this workload."
-            else:
+                work = SLOTS["workload"].show(turn.answers.get("workload"))
+                out.error = (f"{SLOTS[cmd.slot].label} does not apply to {work}. "
+                             f"I can change: {', '.join(names)}.")
+            elif cmd.value is None:
                 out.changed = fire("change", turn, cmd.slot)
+            else:  # 'change context to 32k': the question and its answer in one turn
+                saved = (turn.state, dict(turn.answers), list(turn.history))
+                fire("change", turn, cmd.slot)
+                self._answer(cmd.value, turn, conv, out)
+                if out.error is not None:  # refused: nothing moves, the error says why
+                    turn.state = saved[0]
+                    turn.answers.clear()
+                    turn.answers.update(saved[1])
+                    turn.history[:] = saved[2]
+                    out.choices = None
 
     def _answer(self, text: str, turn: Turn, conv: Conversation, out: _Outcome) -> None:
         state = turn.state
         before = dict(turn.answers)
         try:
             if state == "model":
+                text = _choice_value(text, SLOTS[state].choices(turn.answers)) or text
                 found, _, _ = extract(text)
                 if "model" not in found:  # the specific "did you mean" for the whole text
                     found = {"model": parse.model(text)}
                 turn.answers.update(found)
             else:
-                turn.answers[state] = SLOTS[state].read(text, turn.answers)
+                try:
+                    turn.answers[state] = SLOTS[state].read(text, turn.answers)
+                except parse.ParseError:
+                    # a choice's label typed ('NVIDIA L40S (48 GB)'), or several answers
+                    value = _choice_value(text, SLOTS[state].choices(turn.answers))
+                    if value is not None:
+                        turn.answers[state] = SLOTS[state].read(value, turn.answers)
+                        return self._after_answer(turn, conv, out, state, before)
+                    more = _with_more(text, state, turn.answers)
+                    if more is None:
+                        raise
+                    turn.answers.update(more)
+                    out.notices.append("Noted: " + "; ".join(
+                        f"{in_sentence(SLOTS[s].label)} {SLOTS[s].show(v)}" for s, v in more.items()
+                    ) + ".")
         except parse.ParseError as exc:
             out.error = exc.message
             if exc.suggestions and state == "model":
                 out.choices = self._model_choices(exc.suggestions)
             return
+        self._after_answer(turn, conv, out, state, before)
+
+    def _after_answer(self, turn: Turn, conv: Conversation, out: _Outcome, state: str,
+                      before: dict[str, AnswerValue]) -> None:
+        """An answer was read: move on, or undo it if the engine cannot size the result."""
         try:
             self._advance(turn, conv, out)
         except EngineFailed as exc:
@@ -262,7 +328,12 @@ class Dialogue:
         if target == "int4":
             out.notices += [step_notice(q) for q in plan.recommendation(allow_int4=True).questions
                             if q.step == 1]
-        elif target in ("interconnect", DONE):
+            out.notices.append(int4_tradeoff(plan))
+        elif target == "interconnect":
+            # only what holds whatever the link: the steps inside one node (1 and 2); the
+            # steps across nodes are told with the result, on the link the person names
+            out.notices += [step_notice(q) for q in plan.steps(upto=2)]
+        elif target == DONE:
             out.notices += [step_notice(q) for q in plan.steps()]
         out.finished = target == DONE and was != DONE
 
@@ -277,7 +348,8 @@ class Dialogue:
                 rec = plan.recommendation()
             except EngineFailed as exc:
                 return _engine_error(conv, str(exc))
-            return render.result(conv, rec, notices=out.notices, error=out.error)
+            return render.result(conv, rec, notices=out.notices, error=out.error,
+                                 changeable=_changeable(conv.answers))
         reply = render.question(conv, notices=out.notices, error=out.error, choices=out.choices)
         if kind is not None and reply.kind != kind:
             reply = reply.model_copy(update={"kind": kind})
@@ -332,15 +404,73 @@ class Dialogue:
         }
 
 
+def _with_more(
+    text: str, state: str, answers: dict[str, AnswerValue]
+) -> dict[str, AnswerValue] | None:
+    """'64 users, 32k context' typed at the concurrency question: the answer and the next
+    ones, read as an opening is. Only when the question's own answer is among them, and
+    never a new model or workload (those change which questions exist: 'change model')."""
+    if not any(c.isdigit() for c in text):  # every other answer has a number in it
+        return None
+    found, _, _ = extract(text, find_model=False)
+    found.pop("model", None)
+    found.pop("workload", None)
+    if state not in found:
+        return None
+    ctx = found.get("context")
+    if isinstance(ctx, int) and ctx > max_context(answers):  # beyond this model's window
+        return None
+    # another question's answer fills it only if it is still open: replacing one is what
+    # 'change <answer>' is for, and a stray '1k' must not overwrite a context given earlier
+    return {s: v for s, v in found.items()
+            if relevant(s, {**answers, **found}) and (s == state or s not in answers)}
+
+
+def _changeable(answers: dict[str, AnswerValue]) -> list[str]:
+    """The answers a 'change' may reopen: those the workload uses and the engine asks."""
+    return [n for n in ORDER if relevant(n, answers) and _still_asked(n, answers)]
+
+
+def _still_asked(slot: str, answers: dict[str, AnswerValue]) -> bool:
+    """Whether the engine would still ask this question with these answers."""
+    if slot not in ("int4", "interconnect"):
+        return True
+    try:
+        plan = Plan(answers)
+        if slot == "int4":
+            return plan.recommendation(allow_int4=True).precision == "int4"
+        return needs_link(plan.recommendation())
+    except EngineFailed:
+        return False
+
+
+def _choice_value(text: str, choices: list[Choice]) -> str | None:
+    """The value of the choice whose label was typed ('NVIDIA L40S (48 GB)' -> 'l40s'), so a
+    label read on screen and typed does what clicking it does."""
+    want = " ".join(text.lower().split())
+    for c in choices:
+        if want == " ".join(c.label.lower().split()):
+            return c.value
+    return None
+
+
 def _back_target(turn: Turn) -> str | None:
     """The question to return to: the last one asked that still applies, else the previous
-    answered one in tree order (so 'back' works after a pre-filled opening too)."""
+    answered one in tree order (so 'back' works after a pre-filled opening too).
+
+    'Still applies' includes what the engine decides: after a change of model, the INT4
+    question is not returned to if INT4 no longer changes the answer (it would claim the
+    model does not fit), nor the link if the answer no longer crosses nodes. And 'back'
+    goes back: never from a question to a later one in the tree."""
+    here = ORDER.index(turn.state) if turn.state in ORDER else len(ORDER)
     while turn.history:
         s = turn.history.pop()
-        if s != turn.state and s in QUESTIONS and relevant(s, turn.answers):
+        if (s != turn.state and s in QUESTIONS and relevant(s, turn.answers)
+                and ORDER.index(s) < here and _still_asked(s, turn.answers)):
             return s
     upto = ORDER.index(turn.state) if turn.state in ORDER else len(ORDER)
-    earlier = [s for s in ORDER[:upto] if s in turn.answers and relevant(s, turn.answers)]
+    earlier = [s for s in ORDER[:upto] if s in turn.answers and relevant(s, turn.answers)
+               and _still_asked(s, turn.answers)]
     return earlier[-1] if earlier else None
 
 

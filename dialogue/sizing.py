@@ -100,3 +100,22 @@ def step_notice(q: StepAnswer) -> str:
     because = q.because.rstrip(". ")
     return f"Step {q.step}: {because}: {q.answer}"
 
+
+def _shape(rec: Recommendation) -> str:
+    """The answer's size in a few words: 'one node', '11 copies of one node (11 nodes)'."""
+    copies = rec.replicas or 1
+    per = max(rec.nodes // copies, 1)
+    unit = "one node" if per == 1 else f"a {per}-node cluster"
+    if copies == 1:
+        return unit
+    return f"{copies} copies of {unit} ({rec.nodes} nodes)"
+
+
+def int4_tradeoff(plan: Plan) -> str:
+    """What the INT4 answer decides, in node counts: 'With INT4 weights: one node; keeping
+    FP8: 3 nodes.' Said before the question, so the person knows what they are trading."""
+    with_int4 = plan.recommendation(allow_int4=True)
+    fp8 = plan.recommendation(allow_int4=False)
+    return (f"What this decides: with INT4 weights, {_shape(with_int4)}; keeping FP8, "
+            f"{_shape(fp8)}.")
+

@@ -71,7 +71,8 @@ def show_model(v: AnswerValue) -> str:
         spec = catalog().models.get(v)
         return spec.name if spec else v
     if isinstance(v, int | float) and not isinstance(v, bool):
-        return f"a {v:g}B-parameter dense model"
+        size = f"{v:g}B" if v >= 1 else f"{v * 1000:g}M"  # 0.35 -> '350M', not '0.35B'
+        return f"a {size}-parameter dense model"
     return "-"
 
 
@@ -90,7 +91,8 @@ def show_context(v: AnswerValue) -> str:
     if not isinstance(v, int | float):
         return "-"
     n = int(v)
-    short = f" ({n // 1024}k)" if n >= 1024 and n % 1024 == 0 else ""
+    # '(32k)' for the powers of two people write as 32k; 128,000 typed is not '(125k)'
+    short = f" ({n // 1024}k)" if n >= 1024 and n % 1024 == 0 and n % 1000 else ""
     return f"{n:,} tokens{short}"
 
 
@@ -214,7 +216,7 @@ SLOTS: dict[str, Slot] = {
              "Prompt plus generated tokens for one request. The KV cache grows linearly with "
              "it: 64 requests at 32k hold 8 times the memory of 64 at 4k.",
              _ask_context, _context_choices,
-             lambda t, a: parse.context(t, max_context(a)), show_context),
+             lambda t, a: parse.context(t, max_context(a), model_name(a)), show_context),
         Slot("target", "Throughput target",
              ("target", "throughput", "tok/s", "tokens per second", "speed"), True,
              "The aggregate output rate you must sustain across all users, in tokens per "
@@ -226,8 +228,8 @@ SLOTS: dict[str, Slot] = {
              False,
              "INT4 weights take half the memory of FP8, with a small quality loss that matters "
              "for some tasks (code, maths, long reasoning). Only inference can use them.",
-             lambda a: f"{model_name(a)} does not fit one node in FP8 with room for its KV "
-                       "cache. Is INT4 (4-bit) quality acceptable?",
+             lambda a: f"{model_name(a)} does not fit one node in FP8 with the headroom it "
+                       "needs (step 1). Is INT4 (4-bit) quality acceptable?",
              _yes_no_choices, lambda t, a: parse.yes_no(t), show_yes_no),
         Slot("tokens", "Training tokens", ("tokens", "token budget", "budget", "dataset", "data"),
              True,
@@ -245,7 +247,8 @@ SLOTS: dict[str, Slot] = {
              "The network between nodes. InfiniBand 200 Gb/s is 2x slower than PCIe inside a "
              "node, 100 GbE 4-5x, 25 GbE 15x: it decides how well work split across nodes "
              "scales.",
-             lambda a: "The answer spans several nodes. What network links them?",
+             lambda a: "The answer spans several nodes. What network links them? (Not sure? "
+                       "Say so, and I will assume InfiniBand HDR 200 Gb/s, the usual.)",
              _link_choices, lambda t, a: parse.interconnect(t), show_link),
         Slot("gpu", "GPU", ("gpu", "gpus", "card", "cards", "hardware", "accelerator"), False,
              "The GPU in each 8-GPU node. The RTX PRO 6000 (96 GB) is the default; the SXM "
@@ -258,6 +261,15 @@ SLOTS: dict[str, Slot] = {
 ORDER: tuple[str, ...] = tuple(SLOTS)
 QUESTIONS = ORDER
 ALIASES: dict[str, str] = {alias: s.name for s in SLOTS.values() for alias in s.aliases}
+
+
+def in_sentence(label: str) -> str:
+    """A label inside a sentence: 'Concurrent requests' -> 'concurrent requests', but
+    acronyms stay: 'GPU', 'INT4 weights acceptable'."""
+    first = label.split(" ", 1)[0]
+    if first.isupper() or any(c.isdigit() for c in first):
+        return label
+    return label[:1].lower() + label[1:]
 
 
 def expects_number(state: str) -> bool:
@@ -291,6 +303,6 @@ def labelled(answers: Answers) -> dict[str, str]:
     for name in ORDER:
         if name == "gpu":
             out[SLOTS[name].label] = show_gpu(answers.get("gpu", DEFAULT_GPU))
-        elif name in answers and relevant(name, answers):
+        elif name in answers and relevant(name, answers) and valid(name, answers):
             out[SLOTS[name].label] = SLOTS[name].show(answers[name])
     return out

@@ -69,6 +69,8 @@ class FakeSlack:
         self._cond = threading.Condition(self._lock)
         self._limits: dict[str, list[int]] = {}  # method -> [times left, retry_after]
         self._failures: dict[str, list[Any]] = {}  # method -> [times left, error]
+        self._http_errors: dict[str, list[int]] = {}  # method -> [times left, status]
+        self._hangs: dict[str, list[float]] = {}  # method -> [times left, seconds]
         self._ts = itertools.count(1)
         self.users: dict[str, dict[str, Any]] = {}
         self.channels: dict[str, dict[str, Any]] = {}
@@ -138,16 +140,31 @@ class FakeSlack:
         with self._lock:
             self._limits[method] = [times, retry_after]
 
-    def fail(self, method: str, error: str, times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+    def fail(self, method: str, error: str, times: int = 1, after: int = 0) -> None:
+        """Answer ``times`` calls of ``method`` with ``{"ok": false, "error": error}``, after
+        letting the next ``after`` calls succeed."""
         with self._lock:
-            self._failures[method] = [times, error]
+            self._failures[method] = [times, error, after]
+
+    def http_error(self, method: str, status: int = 500, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with HTTP ``status`` and an HTML body
+        (what a load balancer in front of Slack answers on an outage)."""
+        with self._lock:
+            self._http_errors[method] = [times, status]
+
+    def hang(self, method: str, seconds: float, times: int = 1) -> None:
+        """Hold the next ``times`` calls of ``method`` for ``seconds`` before answering (to
+        exercise the client's timeout; the call is recorded with status 0 when it arrives)."""
+        with self._lock:
+            self._hangs[method] = [times, seconds]
 
     def reset(self) -> None:
         with self._lock:
             self._calls.clear()
             self._limits.clear()
             self._failures.clear()
+            self._http_errors.clear()
+            self._hangs.clear()
 
     # ------------------------------------------------------------------ inspection
 
@@ -180,10 +197,15 @@ class FakeSlack:
                 self._cond.wait(min(left, 0.05))
 
     def quiet(self, seconds: float = 0.3) -> None:
-        """Wait until no call arrived for ``seconds`` (for asserting that nothing more happens)."""
+        """Wait until no call arrived for ``seconds`` (for asserting that nothing more happens).
+
+        Always waits at least ``seconds`` from now: a request just sent may not have produced
+        its first call yet, and "quiet since long ago" would pass without waiting for it.
+        """
+        since = time.monotonic()
         while True:
             with self._lock:
-                last = self._calls[-1].at if self._calls else 0.0
+                last = max(self._calls[-1].at if self._calls else 0.0, since)
             idle = time.monotonic() - last
             if idle >= seconds:
                 return
@@ -232,9 +254,34 @@ class FakeSlack:
                 call.status = 429
             failure = self._failures.get(method)
             fail_error = None
-            if call.status == 200 and failure and failure[0] > 0:
+            http_error = self._http_errors.get(method)
+            http_status = None
+            if call.status == 200 and http_error and http_error[0] > 0:
+                http_error[0] -= 1
+                http_status = http_error[1]
+            hang = self._hangs.get(method)
+            hang_for = 0.0
+            if call.status == 200 and hang and hang[0] > 0:
+                hang[0] -= 1
+                hang_for = hang[1]
+            if call.status == 200 and failure and failure[2] > 0:
+                failure[2] -= 1
+            elif call.status == 200 and failure and failure[0] > 0:
                 failure[0] -= 1
                 fail_error = failure[1]
+        if hang_for:
+            call.status, call.ok = 0, False
+            self._record(call)
+            time.sleep(hang_for)
+            with contextlib.suppress(OSError):
+                self._send(req, 200, {"ok": False, "error": "timed_out_in_fake"})
+            return
+        if http_status is not None:
+            call.status, call.ok = http_status, False
+            self._record(call)
+            self._send_raw(req, http_status, b"<html><body>Service Unavailable</body></html>",
+                           "text/html")
+            return
         if call.status == 429:
             call.ok = False
             self._record(call)
@@ -261,9 +308,13 @@ class FakeSlack:
 
     def _send(self, req: BaseHTTPRequestHandler, status: int, body: dict[str, Any],
               headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
+        self._send_raw(req, status, json.dumps(body).encode(), "application/json; charset=utf-8",
+                       headers)
+
+    def _send_raw(self, req: BaseHTTPRequestHandler, status: int, data: bytes, ctype: str,
+                  headers: dict[str, str] | None = None) -> None:
         req.send_response(status)
-        req.send_header("Content-Type", "application/json; charset=utf-8")
+        req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             req.send_header(k, v)

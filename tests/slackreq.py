@@ -153,7 +153,7 @@ def block_actions(
                                  "channel_id": channel, "is_ephemeral": ephemeral}
     if thread_ts:
         container["thread_ts"] = thread_ts
-    return {
+    payload: dict[str, Any] = {
         "type": "block_actions",
         "user": user_obj,
         "api_app_id": "AAPP0001",
@@ -168,7 +168,11 @@ def block_actions(
                     "bot_id": "BBOT0001", "text": "…"},
         "response_url": response_url,
         "actions": [action],
+        "state": {"values": {}},
     }
+    if ephemeral:  # Slack sends no copy of an ephemeral message: only the container names it
+        del payload["message"]
+    return payload
 
 
 def event_envelope(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -184,3 +185,49 @@ def test_validator_catches_violations() -> None:
     dup = {"text": "t", "blocks": [{"type": "actions", "elements": [
         cards.button("a", "same"), cards.button("b", "same")]}]}
     assert any("not unique" in e for e in blockkit.validate_message(dup))
+
+
+def test_home_view_never_cuts_an_entity_in_half() -> None:
+    for n in range(190, 201):
+        item = {"model": "M" * n + "&<>" * 5, "workload": "w" * 45 + "<&>" * 5,
+                "headline": "h" * 390 + "&" * 20, "verdict": "single_node",
+                "finished_at": 1700000000}
+        view = cards.home_view([item])
+        assert not blockkit.validate_view(view)
+        text = json.dumps(view, ensure_ascii=False)
+        assert not re.search(r"&[a-z]{0,3}…", text), text
+
+
+@pytest.mark.parametrize("workload", [
+    "inference 256 users 128k context 20000 tok/s int4 ok",
+    "full fine-tune 1T tokens 7 days",
+    "pretrain 15T tokens 30 days",
+])
+def test_every_catalog_model_card_math_and_quote_are_valid(workload: str) -> None:
+    """The real worst cases: every model of the catalog (the longest names), the heaviest
+    loads (most caveats and alternatives, every step answered), the last choice each time."""
+    from engine.catalog import catalog
+
+    d = Dialogue(MemoryStore())
+    for mid in catalog().models:
+        key = f"TINT0001:CSALES01:1700000001.000100:{mid}"
+        reply = d.start(key, f"{mid} {workload}", owner="U1")
+        for _ in range(12):
+            if reply.kind == "result" or not reply.choices:
+                break
+            reply = d.handle(key, reply.choices[-1].value, actor="U1")
+        valid(cards.render(reply, key, compare_gpus(), "U1"))
+        if reply.recommendation is not None:
+            valid(cards.math_message(reply.recommendation))
+            valid(cards.quote_summary({"id": "1-0"}, requester="U1", requester_team="TEXT0001",
+                                      internal=False, channel="CSHARED1", shared=True, key=key,
+                                      rec=reply.recommendation, answers=reply.answers))
+
+
+def test_ended_message_says_why_an_answer_changed_nothing(dialogue: Dialogue) -> None:
+    dialogue.start(KEY, "llama 3.1 70b inference", owner="U1")
+    dialogue.handle(KEY, "cancel", actor="U1")
+    reply = dialogue.handle(KEY, "64 <users>", actor="U1")
+    assert reply.kind == "ended" and reply.error
+    msg = valid(cards.render(reply, KEY))
+    assert escape(reply.error) in json.dumps(msg["blocks"], ensure_ascii=False)

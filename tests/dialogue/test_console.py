@@ -73,3 +73,24 @@ def test_module_runs_from_a_pipe() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "ONE 8-GPU NODE" in proc.stdout
+
+
+def test_numeric_questions_say_how_to_pick_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # at the target question '1' meant "No target" (choice 1) but sized 1 tokens/s, silently
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    rc, out = _run("llama 3.1 70b\ninference\n#4\n")
+    assert rc == 0
+    assert "(type your own value, or #1, #2, ... to pick a choice)" in out
+    rc, out = _run("llama 3.1 70b\n1\n#4\n2\n")  # '2' at the context question
+    assert "did you mean 2k (2,048 tokens)?" in out
+
+
+def test_a_result_is_not_reprinted_by_help_or_a_refused_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    rc, out = _run("help\nfoo\n\nchange gpu to h100\n",
+                   ["llama", "3.1", "8b", "inference", "64", "users", "8k", "no", "target"])
+    assert rc == 0
+    assert out.count("Key numbers:") == 2  # the first result and the H100 one, nothing else
+    assert out.count("(the result above stands)") == 3

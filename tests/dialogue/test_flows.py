@@ -85,7 +85,10 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     assert "INT4 weights acceptable" not in r.answers and "Interconnect" not in r.answers
     r = d.start("k", "405b inference 48 users 16k context no target")
     assert r.state == "int4"
-    assert r.notices[-1].startswith("Step 1:") and r.notices[-1].endswith(": no")
+    assert r.notices[-2].startswith("Step 1:") and r.notices[-2].endswith(": no")
+    # what the answer trades is said before the question is asked
+    assert r.notices[-1] == ("What this decides: with INT4 weights, one node; keeping FP8, "
+                             "a 2-node cluster.")
     r = d.handle("k", "no")  # no INT4: FP8 across nodes, so now the link matters
     assert r.state == "interconnect"
     r = d.handle("k", "100 GbE")
