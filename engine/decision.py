@@ -129,7 +129,9 @@ class _Ctx:
     caveats: list[str] = field(default_factory=list)
     math: list[str] = field(default_factory=list)
     layouts: list[Alternative] = field(default_factory=list)
-    tried: dict[tuple[str, int], list[InferencePlan]] = field(default_factory=dict)
+    tried: dict[tuple[str, int, int], tuple[InferencePlan | None, list[InferencePlan]]] = field(
+        default_factory=dict
+    )
     tried_training: dict[int, list[TrainingPlan]] = field(default_factory=dict)
 
     @property
@@ -265,16 +267,64 @@ def _target_text(ctx: _Ctx) -> str:
 
 
 def _best(
-    ctx: _Ctx, precision: str, nodes: int
+    ctx: _Ctx, precision: str, nodes: int, concurrency: int | None = None
 ) -> tuple[InferencePlan | None, list[InferencePlan]]:
-    best, plans = best_inference(
-        ctx.model, ctx.pc, ctx.gpu, ctx.fabric(), ctx.policy,
-        precision=precision, kv_precision=ctx.req.kv_precision,
-        concurrency=ctx.req.concurrency, context=ctx.req.context,
-        nodes=nodes, gpus_per_node=ctx.gpn,
-    )
-    ctx.tried[(precision, nodes)] = plans
-    return best, plans
+    conc = concurrency or ctx.req.concurrency
+    key = (precision, nodes, conc)
+    if key not in ctx.tried:
+        ctx.tried[key] = best_inference(
+            ctx.model, ctx.pc, ctx.gpu, ctx.fabric(), ctx.policy,
+            precision=precision, kv_precision=ctx.req.kv_precision,
+            concurrency=conc, context=ctx.req.context,
+            nodes=nodes, gpus_per_node=ctx.gpn,
+        )
+    return ctx.tried[key]
+
+
+def _split_replicas(
+    ctx: _Ctx, precisions: list[str], target: float | None
+) -> tuple[int, InferencePlan] | None:
+    """The fewest one-node copies that, splitting the requests, each fit and meet the target.
+
+    One node may hold the weights but not the KV cache of every request: N copies behind a
+    load balancer each hold 1/N of them. Ties go to the first precision (the person's own).
+    """
+    conc = ctx.req.concurrency
+    best: tuple[int, InferencePlan] | None = None
+    for prec in precisions:
+        _, plans = _best(ctx, prec, 1)
+        cap = max((p.max_concurrency for p in plans if p.weights_ok), default=0)
+        if cap <= 0:
+            continue
+        n = max(2, math.ceil(conc / cap))
+        found: InferencePlan | None = None
+        for _ in range(4):  # rounding may need a copy more
+            found, _ = _best(ctx, prec, 1, concurrency=math.ceil(conc / n))
+            if found is not None:
+                break
+            n += 1
+        if found is None:
+            continue
+        if target:  # more copies, each running the same load, carry the target
+            n = max(n, math.ceil(target / found.tokens_per_s))
+        if best is None or n < best[0]:
+            best = (n, found)
+    return best
+
+
+def _smallest_cluster(
+    ctx: _Ctx, precisions: list[str], target: float | None
+) -> tuple[int, InferencePlan, int] | None:
+    """(nodes, plan, copies): the fewest nodes whose multi-node instance holds the model."""
+    for nodes in range(2, ctx.policy.max_cluster_nodes + 1):
+        for prec in precisions:
+            plan, _ = _best(ctx, prec, nodes)
+            if plan is not None:
+                copies = 1
+                if target and plan.tokens_per_s < target:
+                    copies = math.ceil(target / plan.tokens_per_s)
+                return nodes, plan, copies
+    return None
 
 
 def _inference_math(ctx: _Ctx, plan: InferencePlan) -> None:
@@ -386,13 +436,13 @@ def _inference(ctx: _Ctx) -> Recommendation:
         questions.append(StepAnswer(step=2, question=q2, answer="yes" if meets2 else "no",
                                     because=because))
         if meets2 and p2 is not None:
-            ctx.caveats.append(
-                "INT4 weights are for inference only: never train on them. Quantization costs "
-                "some quality; validate it on your own evaluations before committing."
-            )
+            ctx.caveats.append(_INT4_CAVEAT)
             return _inference_result(ctx, 2, "single_node_int4", p2, questions)
 
     # Step 3
+    precisions: list[str] = [str(prec1)]
+    if req.allow_int4 and prec1 != "int4":
+        precisions.append("int4")
     fit_plan = p1 or p2
     if fit_plan is not None and target:
         n = max(2, math.ceil(target / fit_plan.tokens_per_s))
@@ -402,51 +452,72 @@ def _inference(ctx: _Ctx) -> Recommendation:
             f"balancer ({rate(n * fit_plan.tokens_per_s)}), no cluster interconnect"
         )
         questions.append(StepAnswer(step=3, question=QUESTIONS[3], answer="yes", because=because))
-        ctx.caveats.append(
-            "Replicas are independent servers behind a load balancer: standard 100 GbE is "
-            "enough, no InfiniBand, no cluster tax."
-        )
+        _replica_caveats(ctx, n, fit_plan.concurrency)
         return _inference_result(ctx, 3, "replicas", fit_plan, questions, replicas=n)
-    questions.append(StepAnswer(
-        step=3, question=QUESTIONS[3], answer="no",
-        because="the model and its KV cache do not fit one node even in INT4: size, not "
-        "throughput, is the limit" if req.allow_int4 or prec1 == "int4" else
-        f"the model and its KV cache do not fit one node in {PRECISION_NAME[prec1]}: size, "
-        "not throughput, is the limit",
-    ))
+    split = _split_replicas(ctx, precisions, target) if fit_plan is None else None
+    cluster = _smallest_cluster(ctx, precisions, target)
+    cluster_nodes = cluster[0] * cluster[2] if cluster else None
+    if split is not None and (cluster_nodes is None or split[0] <= cluster_nodes):
+        n, plan = split
+        because = (
+            f"one node holds the {PRECISION_NAME[plan.precision]} weights "
+            f"({gb(plan.weights_bytes)}) but not the KV cache of all {_load_text(ctx)}; "
+            f"{n} copies serving {plan.concurrency} each fit ({gb(plan.used_bytes)} of "
+            f"{gb(plan.vram_bytes)} per node, {rate(plan.tokens_per_s)} each) behind a load "
+            "balancer, no cluster interconnect"
+        )
+        if cluster is not None:
+            because += f"; the smallest cluster would need {cluster_nodes} nodes"
+        questions.append(StepAnswer(step=3, question=QUESTIONS[3], answer="yes", because=because))
+        _replica_caveats(ctx, n, plan.concurrency)
+        ctx.caveats.append(
+            f"Each replica serves {plan.concurrency} of the {req.concurrency} concurrent "
+            "requests: route a conversation's requests to the same replica to keep its prefix "
+            "cache warm."
+        )
+        if plan.precision == "int4" and prec1 != "int4":
+            ctx.caveats.append(_INT4_CAVEAT)
+        return _inference_result(ctx, 3, "replicas", plan, questions, replicas=n)
+    if split is not None and cluster is not None:
+        why = (f"{split[0]} one-node copies would hold the load, but a {cluster[0]}-node "
+               "cluster shares one copy of the weights and needs fewer nodes")
+    elif req.allow_int4 or prec1 == "int4":
+        why = ("the model and its KV cache do not fit one node even in INT4: size, not "
+               "throughput, is the limit")
+    else:
+        why = (f"the model and its KV cache do not fit one node in {PRECISION_NAME[prec1]}: "
+               "size, not throughput, is the limit")
+    questions.append(StepAnswer(step=3, question=QUESTIONS[3], answer="no", because=why))
 
     # Step 4
     q4 = QUESTIONS[4].format(max=pol.max_cluster_nodes)
-    for nodes in range(2, pol.max_cluster_nodes + 1):
-        precisions = [prec1] + (["int4"] if req.allow_int4 and prec1 != "int4" else [])
-        for prec in precisions:
-            pn, _ = _best(ctx, prec, nodes)
-            if pn is None:
-                continue
-            copies = 1
-            if target and pn.tokens_per_s < target:
-                copies = math.ceil(target / pn.tokens_per_s)
-            because = (
-                f"{ctx.node_name(nodes)} ({gb(pn.vram_bytes)}): " + _fit_because(ctx, pn, nodes)
-                + f" over {ctx.link.name}; {rate(pn.tokens_per_s)}"
+    if cluster is not None:
+        nodes, pn, copies = cluster
+        because = (
+            f"{ctx.node_name(nodes)} ({gb(pn.vram_bytes)}): " + _fit_because(ctx, pn, nodes)
+            + f" over {ctx.link.name}; {rate(pn.tokens_per_s)}"
+        )
+        if copies > 1:
+            because += f"; {copies} such clusters for {rate(target or 0)}"
+            ctx.assumptions.append(
+                f"The throughput target is carried by {copies} copies of the cluster, each "
+                f"running the sized load ({_load_text(ctx)})."
             )
-            if copies > 1:
-                because += f"; {copies} such clusters for {rate(target or 0)}"
-            questions.append(StepAnswer(step=4, question=q4, answer="yes", because=because))
-            if prec == "int4":
-                ctx.caveats.append(
-                    f"The cluster holds it only with INT4 weights; in "
-                    f"{PRECISION_NAME[prec1]} it needs more nodes. INT4 is for inference only."
-                )
+        questions.append(StepAnswer(step=4, question=q4, answer="yes", because=because))
+        if pn.precision == "int4" and prec1 != "int4":
             ctx.caveats.append(
-                "Serving across nodes: keep tensor parallelism inside each node and split "
-                "layers across nodes (pipeline); per-request latency is the sum of the stages."
+                f"The cluster holds it only with INT4 weights; in "
+                f"{PRECISION_NAME[prec1]} it needs more nodes. INT4 is for inference only."
             )
-            ctx.caveats.extend(pol.multi_node_tax)
-            return _inference_result(
-                ctx, 4, "multi_node", pn, questions, nodes=nodes,
-                replicas=copies if copies > 1 else None,
-            )
+        ctx.caveats.append(
+            "Serving across nodes: keep tensor parallelism inside each node and split "
+            "layers across nodes (pipeline); per-request latency is the sum of the stages."
+        )
+        ctx.caveats.extend(pol.multi_node_tax)
+        return _inference_result(
+            ctx, 4, "multi_node", pn, questions, nodes=nodes,
+            replicas=copies if copies > 1 else None,
+        )
     questions.append(StepAnswer(
         step=4, question=q4, answer="no",
         because=f"even {ctx.node_name(pol.max_cluster_nodes)} cannot hold the weights and the "
@@ -479,6 +550,26 @@ def _inference(ctx: _Ctx) -> Recommendation:
     )
     return _finish(ctx, 5, "frontier", nodes, prec1, Layout(tp=ctx.gpn, pp=nodes, dp=1),
                    numbers, questions, None, interconnect=True)
+
+
+_INT4_CAVEAT = (
+    "INT4 weights are for inference only: never train on them. Quantization costs some "
+    "quality; validate it on your own evaluations before committing."
+)
+
+
+def _replica_caveats(ctx: _Ctx, n: int, per_copy: int) -> None:
+    ctx.caveats.append(
+        "Replicas are independent servers behind a load balancer: standard 100 GbE is "
+        "enough, no InfiniBand, no cluster tax."
+    )
+    if ctx.req.target_tokens_per_s and n * per_copy > ctx.req.concurrency:
+        ctx.assumptions.append(
+            f"The throughput target is carried by replicas that each run the sized load "
+            f"({per_copy} x {tokens_text(ctx.req.context)}): {n} replicas have {n * per_copy:,} "
+            "requests in flight at that rate. Fewer requests in flight give less throughput "
+            "(tokens/s = requests in flight x tokens/s per request)."
+        )
 
 
 def _inference_result(
@@ -834,7 +925,7 @@ def _training_result(
 
 def _inference_runner_up(ctx: _Ctx, chosen: InferencePlan) -> None:
     """The next-best layout that fits on the same hardware, with its numbers."""
-    plans = ctx.tried.get((chosen.precision, chosen.nodes), [])
+    _, plans = ctx.tried.get((chosen.precision, chosen.nodes, chosen.concurrency), (None, []))
     others = sorted((p for p in plans if p.fits and (p.tp, p.pp, p.dp) !=
                      (chosen.tp, chosen.pp, chosen.dp)), key=lambda p: -p.tokens_per_s)
     if not others:

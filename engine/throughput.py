@@ -84,7 +84,11 @@ def _divisors(n: int) -> list[int]:
 
 
 def layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
-    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one."""
+    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one.
+
+    Over several nodes only instances that span nodes count: copies that each fit in one
+    node are replicas behind a load balancer, which the decision sizes on its own.
+    """
     total = nodes * gpus_per_node
     out = []
     for tp in _divisors(gpus_per_node):
@@ -94,10 +98,9 @@ def layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int
             pp = inst // tp
             if pp > m.layers:
                 continue
-            # An instance either fits in a node or spans whole nodes.
             if inst > gpus_per_node and inst % gpus_per_node:
                 continue
-            if inst <= gpus_per_node and gpus_per_node % inst:
+            if inst <= gpus_per_node and (gpus_per_node % inst or nodes > 1):
                 continue
             out.append((tp, pp, total // inst))
     return out

@@ -88,7 +88,13 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     assert r.notices[-2].startswith("Step 1:") and r.notices[-2].endswith(": no")
     # what the answer trades is said before the question is asked
     assert r.notices[-1] == ("What this decides: with INT4 weights, one node; keeping FP8, "
-                             "a 2-node cluster.")
+                             "2 copies of one node (2 nodes).")
+    r = d.handle("k", "no")  # FP8 replicas behind a load balancer: no link to ask about
+    assert r.recommendation is not None and r.recommendation.verdict == "replicas"
+    assert "Interconnect" not in r.answers
+    r = d.start("k", "405b inference 64 users 32k context no target")
+    assert r.notices[-1] == ("What this decides: with INT4 weights, a 2-node cluster; "
+                             "keeping FP8, a 3-node cluster.")
     r = d.handle("k", "no")  # no INT4: FP8 across nodes, so now the link matters
     assert r.state == "interconnect"
     r = d.handle("k", "100 GbE")

@@ -180,3 +180,36 @@ def test_answers_disclose_the_derived_figures_they_rely_on() -> None:
     single = recommend(SizingRequest(model="llama-3.1-8b", interconnect="eth-25"),
                        alternatives=False)
     assert not any("25 Gb/s" in a for a in single.assumptions)  # no link used, none quoted
+
+
+def test_copies_that_each_fit_one_node_are_replicas_not_a_cluster() -> None:
+    # One B200 node holds 405B's FP8 weights but not 64 x 32k of KV: two copies, 32 each.
+    r = recommend(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768,
+                                gpu="b200", allow_int4=False), alternatives=False)
+    assert (r.step, r.verdict, r.replicas) == (3, "replicas", 2)
+    assert r.interconnect is None
+    assert not any("storage" in c for c in r.caveats)  # no multi-node tax for replicas
+    # Too many requests for one node, not too big a model: replicas split the requests.
+    many = recommend(SizingRequest(model="llama-3.1-70b", concurrency=512, context=32768),
+                     alternatives=False)
+    assert many.verdict == "replicas" and (many.replicas or 0) >= 2
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model=st.sampled_from(MODELS), c=st.integers(1, 1024), ctx=st.integers(1024, 131072),
+       gpu=st.sampled_from(GPUS), target=st.none() | st.floats(100, 50000))
+def test_a_multi_node_inference_instance_spans_nodes(
+    model: str, c: int, ctx: int, gpu: str, target: float | None
+) -> None:
+    r = recommend(SizingRequest(model=model, concurrency=c, context=ctx, gpu=gpu,
+                                target_tokens_per_s=target), alternatives=False)
+    if r.verdict == "multi_node":
+        assert r.layout.tp * r.layout.pp > r.gpus_per_node
+        assert r.interconnect is not None
+
+
+def test_a_target_carried_by_extra_replicas_says_how_many_requests_are_in_flight() -> None:
+    r = recommend(SizingRequest(model="llama-3.1-70b", concurrency=64, context=8192,
+                                target_tokens_per_s=6000), alternatives=False)
+    assert r.verdict == "replicas"
+    assert any("requests in flight" in a for a in r.assumptions)
