@@ -150,7 +150,9 @@ class GPUSpec(_Entry):
     memory_gb: float = Field(gt=0)
     mem_bw_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_tflops: float = Field(gt=0, description="dense BF16 tensor TFLOPS (FP32 accumulate)")
-    fp8_tflops: float = Field(gt=0, description="dense FP8 tensor TFLOPS")
+    fp8_tflops: float | None = Field(
+        default=None, gt=0, description="dense FP8 tensor TFLOPS; None = no FP8 tensor cores (A100)"
+    )
     fp4_tflops: float | None = Field(default=None, gt=0)
     host_link: str
     form: Literal["pcie", "sxm"]
@@ -379,10 +381,13 @@ def _resolve(text: str, entries: dict[str, _E], keys: Callable[[Any], list[str]]
     # with it wins. Only the ends count, so a typo inside a name ('lama 3.1 70') is not
     # silently taken for a model; it gets 'did you mean' suggestions instead.
     if kind == "model" and len(want) >= 3:
+        # A tail match must start at a size ('405b', '8x22b') or carry no digits
+        # ('maverick'): 'llama 70b' must not pick the one repo whose name ends that way.
+        tail_ok = want[0].isdigit() or not any(ch.isdigit() for ch in want)
         contained = [
             e
             for e in entries.values()
-            if any(k.startswith(want) or k.endswith(want) for k in keys(e))
+            if any(k.startswith(want) or (tail_ok and k.endswith(want)) for k in keys(e))
         ]
         ids = sorted({e.id for e in contained})
         if len(ids) == 1:

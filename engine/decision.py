@@ -169,6 +169,21 @@ def _context(req: SizingRequest, cat: Catalog) -> _Ctx:
     for entry in (gpu, intra):
         if entry.estimated:
             assumptions.append(f"{entry.name}: {entry.estimated}.")
+    if gpu.fp8_tflops is None and req.precision == "fp8" and not req.is_training:
+        assumptions.append(
+            f"{gpu.name} has no FP8 tensor cores: FP8 weights run as W8A16 (dequantized to "
+            f"BF16, multiplied at the BF16 rate of {gpu.bf16_tflops:g} TFLOPS)."
+        )
+    if req.context > model.max_context:
+        if "context" in req.model_fields_set:
+            raise ValueError(
+                f"{model.name} takes at most {model.max_context:,} tokens of context; "
+                f"{req.context:,} were asked"
+            )
+        req = req.model_copy(update={"context": model.max_context})
+        assumptions.append(
+            f"Context set to {model.name}'s limit of {model.max_context:,} tokens."
+        )
     return _Ctx(
         req=req,
         cat=cat,
@@ -195,14 +210,20 @@ def recommend(
     ``ValueError`` for inputs the engine cannot size (e.g. an in-node link between nodes).
     """
     if cat is None:
-        return _recommend_packaged(req, alternatives)
+        return _recommend_packaged(req, frozenset(req.model_fields_set), alternatives)
     return _recommend(req, cat, alternatives)
 
 
 @lru_cache(maxsize=1024)
-def _recommend_packaged(req: SizingRequest, alternatives: bool) -> Recommendation:
+def _recommend_packaged(
+    req: SizingRequest, given: frozenset[str], alternatives: bool
+) -> Recommendation:
     """Answers over the packaged catalog, memoized: the engine is a pure function of a
-    frozen request, and a conversation asks the same question again on every turn."""
+    frozen request, and a conversation asks the same question again on every turn.
+
+    ``given`` (the fields the person set) is part of the key: a default context is capped at
+    the model's limit, the same number given explicitly is an error.
+    """
     return _recommend(req, catalog(), alternatives)
 
 

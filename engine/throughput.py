@@ -75,8 +75,10 @@ class InferencePlan:
 
 
 def compute_tflops(gpu: GPUSpec, precision: str) -> float:
-    """Dense tensor throughput for the weights' format (INT4 weight-only runs on BF16 units)."""
-    return gpu.fp8_tflops if precision == "fp8" else gpu.bf16_tflops
+    """Dense TFLOPS for the weights' format; INT4, and FP8 without FP8 cores (W8A16), use BF16."""
+    if precision == "fp8" and gpu.fp8_tflops is not None:
+        return gpu.fp8_tflops
+    return gpu.bf16_tflops
 
 
 def _divisors(n: int) -> list[int]:

@@ -120,7 +120,9 @@ def test_opening_with_an_ambiguous_model_offers_the_candidates() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "pretrain 70b 1.5T tokens")
     assert r.state == "model" and r.error and "several models" in r.error
-    assert {c.value for c in r.choices} == {"llama-3.1-70b", "llama-3.3-70b"}
+    offered = {c.value for c in r.choices}
+    assert {"llama-3.1-70b", "llama-3.3-70b"} <= offered
+    assert all("70b" in v for v in offered)
     r = click(d, "k", r, "llama-3.3-70b")
     assert r.state == "deadline"  # workload and tokens were kept from the opening
 
@@ -132,8 +134,7 @@ def test_unknown_model_suggests_and_accepts_a_parameter_count() -> None:
     assert r.kind == "error" and r.state == "model"
     assert "I don't know 'gpt5'; did you mean" in (r.error or "")
     assert "30b params" in (r.error or "")
-    assert r.choices and all(c.value in {"gpt-oss-20b", "gpt-oss-120b", "gemma-3-27b"}
-                             for c in r.choices)
+    assert {"gpt-oss-20b", "gpt-oss-120b"} <= {c.value for c in r.choices}
     r = d.handle("k", "a 30B dense model")
     assert r.state == "workload" and "30B" in r.answers["Model"]
 

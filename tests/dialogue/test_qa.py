@@ -147,14 +147,14 @@ def test_nvlink_for_the_interconnect_is_explained() -> None:
 
 
 def test_a_digit_of_a_version_does_not_pick_a_model() -> None:
-    # 'llama 3 70b' became Llama 3.3 70B: the window '3 70b' matched the end of '3.3-70b'
-    answers, _, hint = extract("llama 3 70b")
-    assert "model" not in answers
-    assert hint is not None and {"llama-3.1-70b", "llama-3.3-70b"} <= set(hint.suggestions)
+    # 'llama 3 70b' once became Llama 3.3 70B: the window '3 70b' matched the end of
+    # '3.3-70b'. It names Llama 3 70B, and nothing else.
+    answers, _, _ = extract("llama 3 70b")
+    assert answers.get("model") == "llama-3-70b"
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3 70b inference")
-    assert r.state == "model" and r.answers["Workload"] == "Inference (serving)"
-    assert {"llama-3.1-70b", "llama-3.3-70b"} <= {c.value for c in r.choices}
+    assert r.answers["Model"].startswith("Llama 3 70B")
+    assert r.answers["Workload"] == "Inference (serving)"
 
 
 @pytest.mark.parametrize(("opening", "model"), [

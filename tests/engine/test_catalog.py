@@ -45,7 +45,10 @@ def test_every_model_is_sourced_and_plausible(model_id: str) -> None:
     assert m.hf_id in m.source or m.hf_id.split("/")[0] in m.source
     assert re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", m.id), "ids are short lowercase"
     assert m.released is not None and re.fullmatch(r"20\d\d-(0[1-9]|1[0-2])", m.released)
-    assert m.max_context >= 8192
+    # Llama 2 (4,096) and Falcon 180B (2,048) predate long context; everything newer has >= 8k.
+    assert m.max_context >= 2048
+    if m.released >= "2024-01":
+        assert m.max_context >= 8192
     if m.mla is None:
         assert m.heads % m.kv_heads == 0
     if m.is_moe:
@@ -119,12 +122,58 @@ def test_fragments_and_nicknames(cat: Catalog, text: str, model_id: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("text", "model_id"),
+    [
+        # What sales people type for the older and derived models.
+        ("llama 3 70b", "llama-3-70b"),
+        ("Llama-3-70B-Instruct", "llama-3-70b"),
+        ("meta llama 3 70b", "llama-3-70b"),
+        ("meta-llama/Meta-Llama-3-70B-Instruct", "llama-3-70b"),
+        ("llama3 8b", "llama-3-8b"),
+        ("llama 2 70b", "llama-2-70b"),
+        ("llama2 70b", "llama-2-70b"),
+        ("meta-llama/Llama-2-70b-chat-hf", "llama-2-70b"),
+        ("llama 2 7b", "llama-2-7b"),
+        ("llama 2 13b", "llama-2-13b"),
+        ("r1 distill llama 70b", "deepseek-r1-distill-llama-70b"),
+        ("r1 distill 70b", "deepseek-r1-distill-llama-70b"),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1-distill-qwen-32b"),
+        ("r1 distill qwen 32b", "deepseek-r1-distill-qwen-32b"),
+        ("mistral small 24b", "mistral-small-3"),
+        ("mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-3"),
+        ("gemma 3 12b", "gemma-3-12b"),
+        ("google/gemma-3-4b-it", "gemma-3-4b"),
+        ("qwen 2.5 coder 32b", "qwen-2.5-coder-32b"),
+        ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen-2.5-coder-32b"),
+        ("command r+", "command-r-plus"),
+        ("command r plus", "command-r-plus"),
+        ("falcon 180b", "falcon-180b"),
+        # ... and the names that resolved before the older models arrived still do.
+        ("llama 3.1 70b", "llama-3.1-70b"),
+        ("llama 3.3 70b", "llama-3.3-70b"),
+        ("meta-llama/Meta-Llama-3.1-70B-Instruct", "llama-3.1-70b"),
+        ("llama 3.1 8b", "llama-3.1-8b"),
+        ("deepseek r1", "deepseek-r1"),
+        ("qwen 2.5 32b", "qwen-2.5-32b"),
+        ("mistral 7b", "mistral-7b"),
+        ("gemma 3 27b", "gemma-3-27b"),
+    ],
+)
+def test_older_and_derived_models_resolve(cat: Catalog, text: str, model_id: str) -> None:
+    assert cat.model(text).id == model_id
+
+
+@pytest.mark.parametrize(
     ("text", "must_include"),
     [
         ("70b", {"llama-3.1-70b", "llama-3.3-70b"}),
         ("deepseek", {"deepseek-v3", "deepseek-r1"}),
         ("gpt oss", {"gpt-oss-20b", "gpt-oss-120b"}),
         ("27b", {"gemma-2-27b", "gemma-3-27b"}),
+        ("llama 2", {"llama-2-7b", "llama-2-13b", "llama-2-70b"}),
+        ("llama 3", {"llama-3-8b", "llama-3-70b", "llama-3.1-8b"}),
+        ("gemma 3", {"gemma-3-4b", "gemma-3-12b", "gemma-3-27b"}),
+        ("r1 distill", {"deepseek-r1-distill-llama-70b", "deepseek-r1-distill-qwen-32b"}),
     ],
 )
 def test_ambiguous_names_ask_which_one(cat: Catalog, text: str, must_include: set[str]) -> None:
@@ -210,3 +259,56 @@ def test_inconsistent_moe_entry_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(CatalogError) as exc:
         load_catalog(data)
     assert "models.toml" in str(exc.value) and "experts_active" in str(exc.value)
+
+
+# -- GPU names -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu_id"),
+    [
+        ("a100", "a100-sxm-80gb"),
+        ("A100 80GB", "a100-sxm-80gb"),
+        ("HGX A100", "a100-sxm-80gb"),
+        ("a100 80gb pcie", "a100-pcie-80gb"),
+        ("A100 PCIe", "a100-pcie-80gb"),
+        ("a100 40gb", "a100-sxm-40gb"),
+        ("rtx 4090", "rtx-4090"),
+        ("4090", "rtx-4090"),
+        # existing names are unchanged
+        ("h100", "h100-sxm"),
+        ("rtx 5090", "rtx-5090"),
+        ("RTX Pro 6000", "rtx-pro-6000-server"),
+    ],
+)
+def test_gpu_loose_names(cat: Catalog, text: str, gpu_id: str) -> None:
+    assert cat.gpu(text).id == gpu_id
+
+
+# -- FP8 on a GPU without FP8 tensor cores ---------------------------------------------------
+
+
+@pytest.mark.parametrize("gpu_id", ["a100-sxm-80gb", "a100-pcie-80gb", "a100-sxm-40gb"])
+def test_fp8_on_an_a100_runs_as_w8a16_at_the_bf16_rate(cat: Catalog, gpu_id: str) -> None:
+    from engine.throughput import compute_tflops
+
+    gpu = cat.gpu(gpu_id)
+    assert gpu.fp8_tflops is None
+    assert compute_tflops(gpu, "fp8") == gpu.bf16_tflops  # not the INT8 rate
+    assert compute_tflops(gpu, "int4") == gpu.bf16_tflops
+    assert compute_tflops(cat.gpu("h100-sxm"), "fp8") == cat.gpu("h100-sxm").fp8_tflops
+
+
+def test_an_fp8_request_on_an_a100_is_sized_and_says_w8a16(cat: Catalog) -> None:
+    from engine.decision import recommend
+    from engine.request import SizingRequest
+
+    req = SizingRequest(model="llama 3 70b", gpu="a100", precision="fp8", context=8192)
+    r = recommend(req, cat, alternatives=False)
+    assert r.gpu == "a100-sxm-80gb" and r.model.id == "llama-3-70b"
+    assert r.precision == "fp8"
+    assert r.numbers.node_tokens_per_s and r.numbers.node_tokens_per_s > 0
+    assert any("W8A16" in a for a in r.assumptions), r.assumptions
+    # On an H100 the same request gets no such note: it has FP8 tensor cores.
+    h100 = recommend(req.model_copy(update={"gpu": "h100"}), cat, alternatives=False)
+    assert not any("W8A16" in a for a in h100.assumptions)

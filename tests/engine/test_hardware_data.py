@@ -39,8 +39,13 @@ GPUS: dict[str, Any] = _cat._entries(DATA / "gpus.toml", "gpus", _cat.GPUSpec)
 LINKS: dict[str, Any] = _cat._entries(DATA / "links.toml", "links", _cat.LinkSpec)
 
 VENDOR_BUILT = {"rtx-pro-6000-server", "rtx-pro-6000-ws", "rtx-5090", "l40s", "l40", "l4"}
-COMPARE_ONLY = {"h100-pcie", "h100-sxm", "h200", "b200"}
-SXM = {"h100-sxm", "h200", "b200"}
+COMPARE_ONLY = {
+    "h100-pcie", "h100-sxm", "h200", "b200",
+    "a100-sxm-80gb", "a100-pcie-80gb", "a100-sxm-40gb", "rtx-4090",
+}  # fmt: skip
+SXM = {"h100-sxm", "h200", "b200", "a100-sxm-80gb", "a100-sxm-40gb"}
+#: GPUs without FP8 tensor cores: fp8_tflops is unset and FP8 weights run as W8A16.
+NO_FP8 = {"a100-sxm-80gb", "a100-pcie-80gb", "a100-sxm-40gb"}
 NODE_GPUS = 8
 
 EXPECTED_IN_NODE_LINK = {
@@ -54,6 +59,10 @@ EXPECTED_IN_NODE_LINK = {
     "h100-sxm": "nvlink4",
     "h200": "nvlink4",
     "b200": "nvlink5",
+    "a100-sxm-80gb": "nvlink3",
+    "a100-sxm-40gb": "nvlink3",
+    "a100-pcie-80gb": "pcie4",
+    "rtx-4090": "pcie4-rtx-4090",
 }
 
 # Claim C15: in-node PCIe Gen5 against each inter-node link, (low, high) bounds on the ratio.
@@ -195,11 +204,12 @@ def test_in_node_link_exists(gpu_id: str) -> None:
 # -- sanity of the figures ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("gpu_id", sorted(GPUS))
+@pytest.mark.parametrize("gpu_id", sorted(set(GPUS) - NO_FP8))
 def test_fp8_is_twice_bf16(gpu_id: str) -> None:
     if gpu_id in FP8_BF16_SKIP:
         pytest.skip(FP8_BF16_SKIP[gpu_id])
     gpu = GPUS[gpu_id]
+    assert gpu.fp8_tflops is not None, f"{gpu_id}: no FP8 rate; list it in NO_FP8 if that is true"
     ratio = gpu.fp8_tflops / gpu.bf16_tflops
     assert 2 * 0.95 <= ratio <= 2 * 1.05, f"{gpu_id}: FP8/BF16 = {ratio:.3f}"
 
@@ -228,8 +238,36 @@ def test_server_edition_is_slower_memory_than_workstation() -> None:
 
 
 def test_no_fp4_before_blackwell() -> None:
-    for gpu_id in ("l40s", "l40", "l4", "h100-pcie", "h100-sxm", "h200"):
+    for gpu_id in ("l40s", "l40", "l4", "h100-pcie", "h100-sxm", "h200", "rtx-4090", *NO_FP8):
         assert GPUS[gpu_id].fp4_tflops is None, gpu_id
+
+
+@pytest.mark.parametrize("gpu_id", sorted(NO_FP8))
+def test_ampere_has_no_fp8_and_says_fp8_runs_w8a16(gpu_id: str) -> None:
+    """A100: no FP8 tensor cores. The INT8 rate must not stand in for FP8 (the engine says
+    W8A16 in FP8 answers: tests/engine/test_catalog.py)."""
+    gpu = GPUS[gpu_id]
+    assert gpu.fp8_tflops is None
+    assert gpu.bf16_tflops == 312
+
+
+def test_a100_figures() -> None:
+    assert GPUS["a100-sxm-80gb"].mem_bw_gbs == 2039
+    assert GPUS["a100-pcie-80gb"].mem_bw_gbs == 1935
+    assert GPUS["a100-sxm-40gb"].mem_bw_gbs == 1555
+    assert GPUS["a100-sxm-40gb"].memory_gb == 40
+    nvl3 = LINKS["nvlink3"]
+    assert 200 <= nvl3.allreduce_busbw_gbs <= 233  # nccl-tests#149 (~200) .. #175 (232.5)
+    assert nvl3.allreduce_busbw_gbs < LINKS["nvlink4"].allreduce_busbw_gbs
+
+
+def test_rtx_4090_link_is_a_measured_all_reduce_without_stock_p2p() -> None:
+    gpu, link = GPUS["rtx-4090"], LINKS["pcie4-rtx-4090"]
+    assert not gpu.nvlink and not gpu.vendor_builds
+    assert gpu.bf16_tflops == pytest.approx(330.3 / 2, abs=0.1)  # GeForce FP32-accumulate rate
+    assert link.allreduce_busbw_gbs == 24.7  # tinygrad/open-gpu-kernel-modules#17
+    assert link.estimated and "stock driver" in link.estimated
+    assert "P2P" in (gpu.notes or "")
 
 
 # -- names people type ---------------------------------------------------------------------
@@ -264,6 +302,7 @@ def test_no_name_is_shared_by_two_entries(table: str) -> None:
         ("nvlink", "nvlink4"),
         ("NVLink 5", "nvlink5"),
         ("PCIe Gen5", "pcie5"),
+        ("NVLink 3", "nvlink3"),
     ],
 )
 def test_link_aliases(typed: str, link_id: str) -> None:
@@ -285,6 +324,11 @@ def test_link_aliases(typed: str, link_id: str) -> None:
         ("H100 PCIe", "h100-pcie"),
         ("H200", "h200"),
         ("B200", "b200"),
+        ("A100", "a100-sxm-80gb"),
+        ("A100 80GB PCIe", "a100-pcie-80gb"),
+        ("A100 40GB", "a100-sxm-40gb"),
+        ("RTX 4090", "rtx-4090"),
+        ("4090", "rtx-4090"),
     ],
 )
 def test_gpu_aliases(typed: str, gpu_id: str) -> None:

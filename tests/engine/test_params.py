@@ -27,9 +27,14 @@ def test_catalog_has_the_models_people_ask_about() -> None:
         "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "mistral-large-2",
         "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
         "deepseek-v3", "deepseek-r1", "gpt-oss-20b", "gpt-oss-120b",
+        # what sales people ask about beyond the current releases
+        "llama-3-8b", "llama-3-70b", "llama-2-7b", "llama-2-13b", "llama-2-70b",
+        "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-qwen-32b",
+        "mistral-small-3", "gemma-3-12b", "gemma-3-4b", "qwen-2.5-coder-32b",
+        "command-r-plus", "falcon-180b",
     }  # fmt: skip
     assert wanted <= set(MODELS)
-    assert len(MODELS) >= 26
+    assert len(MODELS) >= 39
 
 
 @pytest.mark.parametrize("model_id", sorted(MODELS))
@@ -134,6 +139,45 @@ def test_qwen_2_5_attention_biases_are_counted() -> None:
     no_bias = m.model_copy(update={"attn_bias": "none"})
     diff = count_params(m).total - count_params(no_bias).total
     assert diff == m.layers * (m.heads * m.head_dim + 2 * m.kv_heads * m.head_dim)
+
+
+def test_distills_count_like_their_base_models() -> None:
+    """R1 distills are fine-tunes: same architecture, same count as the base they came from."""
+    pairs = [
+        ("deepseek-r1-distill-llama-70b", "llama-3.3-70b"),
+        ("deepseek-r1-distill-qwen-32b", "qwen-2.5-32b"),
+        ("llama-3-70b", "llama-3.1-70b"),
+        ("llama-3-8b", "llama-3.1-8b"),
+    ]
+    for derived, base in pairs:
+        assert count_params(MODELS[derived]).total == count_params(MODELS[base]).total, derived
+    # ... but Llama 3 (April 2024) had 8k of context, 3.1 has 128k.
+    assert MODELS["llama-3-70b"].max_context == 8192
+    assert MODELS["llama-3.1-70b"].max_context == 131072
+
+
+def test_llama_2_small_models_have_no_gqa() -> None:
+    # Full multi-head attention: KV heads == heads, so KV cache per token is heads/8 x larger.
+    for model_id in ("llama-2-7b", "llama-2-13b"):
+        m = MODELS[model_id]
+        assert m.kv_heads == m.heads and m.max_context == 4096
+    assert MODELS["llama-2-70b"].kv_heads == 8
+
+
+def test_gemma_3_text_counts_match_the_technical_report() -> None:
+    # Gemma 3 report, Table 1: non-embedding parameters 3,209M (4B) and 10,759M (12B).
+    for model_id, non_embedding in (("gemma-3-4b", 3.209e9), ("gemma-3-12b", 10.759e9)):
+        pc = count_params(MODELS[model_id])
+        assert pc.total - pc.embedding == pytest.approx(non_embedding, rel=0.001), model_id
+
+
+def test_falcon_and_command_r_plus_blocks_are_counted() -> None:
+    falcon = count_params(MODELS["falcon-180b"])
+    # plain GELU MLP (two matrices of 14848 x 59392), tied 65,024-token embedding
+    assert falcon.mlp_dense == 80 * 2 * 14848 * 59392
+    assert falcon.embedding == 65024 * 14848
+    cmd = MODELS["command-r-plus"]
+    assert cmd.tied_embeddings and cmd.norms_per_layer == 1  # one shared LayerNorm per block
 
 
 def test_embedding_share_is_what_stays_16_bit() -> None:

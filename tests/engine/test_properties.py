@@ -104,26 +104,30 @@ def _finite(value: object) -> bool:
     return True
 
 
-requests = st.builds(
-    SizingRequest,
-    model=st.sampled_from(MODELS),
-    workload=st.sampled_from(["inference", "lora", "qlora", "full-finetune", "pretrain"]),
-    precision=st.sampled_from(["bf16", "fp8", "int4"]),
-    allow_int4=st.booleans(),
-    concurrency=st.integers(1, 2048),
-    context=st.integers(128, 262144),
-    kv_precision=st.sampled_from(["bf16", "fp8"]),
-    target_tokens_per_s=st.none() | st.floats(1, 1e6),
-    gpu=st.sampled_from(GPUS),
-    gpus_per_node=st.sampled_from([1, 2, 4, 8]),
-    interconnect=st.sampled_from(INTER),
-    train_tokens=st.none() | st.floats(1e6, 2e13),
-    deadline_days=st.none() | st.floats(0.5, 365),
-)
+@st.composite
+def requests(draw: st.DrawFn) -> SizingRequest:
+    """Any request a person could make: a catalog model, a context it takes, any load."""
+    model = draw(st.sampled_from(MODELS))
+    return SizingRequest(
+        model=model,
+        workload=draw(st.sampled_from(["inference", "lora", "qlora", "full-finetune",
+                                       "pretrain"])),
+        precision=draw(st.sampled_from(["bf16", "fp8", "int4"])),
+        allow_int4=draw(st.booleans()),
+        concurrency=draw(st.integers(1, 2048)),
+        context=draw(st.integers(128, CAT.model(model).max_context)),
+        kv_precision=draw(st.sampled_from(["bf16", "fp8"])),
+        target_tokens_per_s=draw(st.none() | st.floats(1, 1e6)),
+        gpu=draw(st.sampled_from(GPUS)),
+        gpus_per_node=draw(st.sampled_from([1, 2, 4, 8])),
+        interconnect=draw(st.sampled_from(INTER)),
+        train_tokens=draw(st.none() | st.floats(1e6, 2e13)),
+        deadline_days=draw(st.none() | st.floats(0.5, 365)),
+    )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(req=requests)
+@given(req=requests())
 def test_every_output_is_finite_and_the_tree_is_walked_in_order(req: SizingRequest) -> None:
     r = recommend(req, alternatives=False)
     assert _finite(r.model_dump())
@@ -201,6 +205,7 @@ def test_copies_that_each_fit_one_node_are_replicas_not_a_cluster() -> None:
 def test_a_multi_node_inference_instance_spans_nodes(
     model: str, c: int, ctx: int, gpu: str, target: float | None
 ) -> None:
+    ctx = min(ctx, CAT.model(model).max_context)
     r = recommend(SizingRequest(model=model, concurrency=c, context=ctx, gpu=gpu,
                                 target_tokens_per_s=target), alternatives=False)
     if r.verdict == "multi_node":
@@ -213,3 +218,10 @@ def test_a_target_carried_by_extra_replicas_says_how_many_requests_are_in_flight
                                 target_tokens_per_s=6000), alternatives=False)
     assert r.verdict == "replicas"
     assert any("requests in flight" in a for a in r.assumptions)
+
+
+def test_a_context_beyond_the_model_limit_is_refused_or_capped() -> None:
+    with pytest.raises(ValueError, match="at most 4,096 tokens"):
+        recommend(SizingRequest(model="llama-2-70b", context=8192))
+    default = recommend(SizingRequest(model="llama-2-70b"), alternatives=False)
+    assert any("limit of 4,096" in a for a in default.assumptions)
