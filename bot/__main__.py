@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from bot.settings import SettingsError, load_settings
+from bot.settings import Settings, SettingsError, load_settings
 
 
 def main() -> int:
@@ -33,18 +33,84 @@ def main() -> int:
         if secret is not None:
             logs.add_secret(secret.get_secret_value())
     if settings.mode == "socket":
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-        from bot.app import create_app
-
-        assert settings.slack_app_token is not None
-        app = create_app(settings)
-        handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
-        handler.start()  # type: ignore[no-untyped-call]
-        return 0
+        return run_socket_mode(settings)
     from bot import serve
 
     serve.main(settings)
+    return 0
+
+
+def run_socket_mode(settings: Settings) -> int:
+    """Socket Mode until SIGTERM/SIGINT; a token Slack refuses ends it with a message, exit 1.
+
+    Not ``SocketModeHandler.start()``: that blocks forever, so SIGTERM (``docker stop``) would
+    kill the process between a turn's store write and its Slack update, and a refused token
+    would end in a traceback. Here the connection is opened with ``connect()`` (which raises
+    when ``apps.connections.open`` refuses the app token), then on a signal the WebSocket is
+    closed first (no new envelopes) and Bolt's listener threads are drained (turns in flight
+    finish), as the HTTP workers do.
+    """
+    import logging
+    import re
+    import signal
+    import threading
+
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError
+
+    from bot import logs
+    from bot.app import create_app
+
+    assert settings.slack_app_token is not None
+    log = logging.getLogger("bot")
+    try:
+        app = create_app(settings)
+    except BoltError as exc:  # auth.test refused the bot token
+        found = re.search(r"'error': '([a-z_]+)'", str(exc))
+        why = found.group(1) if found else logs.redact(str(exc))
+        print(f"gpu-sizing-bot: Slack refused SLACK_BOT_TOKEN (auth.test: {why}); it must be"
+              " the Bot User OAuth Token (xoxb-…) of the installed app", file=sys.stderr)
+        return 1
+    except OSError as exc:  # URLError included: Slack unreachable after the retries
+        print(f"gpu-sizing-bot: cannot reach Slack at SLACK_API_URL ({logs.redact(str(exc))})",
+              file=sys.stderr)
+        return 1
+    handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
+    try:
+        handler.connect()  # type: ignore[no-untyped-call]
+    except (SlackApiError, OSError) as exc:
+        handler.close()  # type: ignore[no-untyped-call]
+        if isinstance(exc, SlackApiError):
+            error = exc.response.get("error") if exc.response is not None else None
+            print(f"gpu-sizing-bot: Slack refused SLACK_APP_TOKEN (apps.connections.open:"
+                  f" {error}); it must be an app-level token (xapp-…) of this app with the"
+                  " connections:write scope", file=sys.stderr)
+        else:
+            print("gpu-sizing-bot: cannot reach Slack at SLACK_API_URL"
+                  f" ({logs.redact(str(exc))})", file=sys.stderr)
+        return 1
+
+    stop = threading.Event()
+
+    def _on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    if handler.client.is_connected():
+        log.info("Socket Mode connected; waiting for Slack")
+    else:  # apps.connections.open answered but the WebSocket did not open: slack_sdk retries
+        log.warning("Socket Mode connection not open yet; retrying every %s s",
+                    handler.client.ping_interval)
+    while not stop.wait(0.5):
+        pass
+    log.info("stopping: closing the Socket Mode connection, then finishing turns in flight")
+    try:
+        handler.close()  # type: ignore[no-untyped-call]
+    finally:
+        app.listener_runner.listener_executor.shutdown(wait=True)
+    log.info("stopped")
     return 0
 
 

@@ -96,8 +96,14 @@ def create_app(
 
     @app.middleware
     def count_retries(req: BoltRequest, resp: BoltResponse, next: Any) -> BoltResponse:
-        """Slack's redeliveries carry X-Slack-Retry-Num/-Reason: count them (deduped later)."""
-        if req.headers.get("x-slack-retry-num"):
+        """Slack's redeliveries carry X-Slack-Retry-Num/-Reason: count them (deduped later).
+
+        In Socket Mode Bolt builds these headers from the envelope's ``retry_attempt`` and
+        ``retry_reason``, which Slack sends on *every* events_api envelope (0 and "" on the
+        first delivery): only a number above 0 is a redelivery.
+        """
+        num = str((req.headers.get("x-slack-retry-num") or ["0"])[0]).strip()
+        if num not in ("", "0"):
             reason = (req.headers.get("x-slack-retry-reason") or ["unknown"])[0]
             metrics.slack_retry(str(reason))
         return next()  # type: ignore[no-any-return]

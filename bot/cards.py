@@ -241,8 +241,12 @@ def _answers_line(answers: dict[str, str]) -> str | None:
     return "So far: " + " · ".join(parts)
 
 
-def question_message(reply: Reply, key: str, owner: str | None = None) -> Message:
-    """A question (or an invalid answer's re-ask): notices, the error, the question, choices."""
+def question_message(reply: Reply, key: str, owner: str | None = None, *,
+                     dm: bool = False) -> Message:
+    """A question (or an invalid answer's re-ask): notices, the error, the question, choices.
+
+    ``dm``: the sizing of a direct message, answered by typing at top level, not in a thread.
+    """
     blocks: list[Block] = []
     if reply.notices:
         notes = "\n".join(f"• {escape(n)}" for n in reply.notices)
@@ -258,9 +262,9 @@ def question_message(reply: Reply, key: str, owner: str | None = None) -> Messag
         blocks.append(context(line))
     blocks.extend(_nav_row(reply.nav, reply.version, key))
     who = user_mention(owner)
-    blocks.append(context(
-        f"Click a button or reply in this thread. Only {who} can answer this sizing."
-    ))
+    how = ("Click a button or type your answer here (`new` starts afresh)." if dm else
+           "Click a button or reply in this thread.")
+    blocks.append(context(f"{how} Only {who} can answer this sizing."))
     fallback = f"GPU sizing: {reply.text}"
     if reply.error:
         fallback = f"{reply.error} {fallback}"
@@ -423,12 +427,14 @@ def card_message(
     key: str,
     compare_gpus: Sequence[tuple[str, str]] = (),
     owner: str | None = None,
+    *,
+    dm: bool = False,
 ) -> Message:
     """The recommendation card: verdict, steps with their numbers, the VRAM bar, the numbers,
     caveats, alternatives, and the buttons (start over, change, compare, math, quote)."""
     rec = reply.recommendation
     if rec is None:
-        return question_message(reply, key, owner)
+        return question_message(reply, key, owner, dm=dm)
     words = verdict_words(rec)
     blocks: list[Block] = [header(f"{words}: {rec.model.name}")]
     if reply.error:
@@ -491,13 +497,16 @@ def render(
     key: str,
     compare_gpus: Sequence[tuple[str, str]] = (),
     owner: str | None = None,
+    *,
+    dm: bool = False,
 ) -> Message:
-    """The message for any reply kind (question, result, ended, error)."""
+    """The message for any reply kind (question, result, ended, error); ``dm``: the sizing of
+    a direct message (see :func:`question_message`)."""
     if reply.recommendation is not None and reply.kind in ("result", "error"):
-        return card_message(reply, key, compare_gpus, owner)
+        return card_message(reply, key, compare_gpus, owner, dm=dm)
     if reply.kind == "ended":
         return ended_message(reply, key)
-    return question_message(reply, key, owner)
+    return question_message(reply, key, owner, dm=dm)
 
 
 # --------------------------------------------------------------------------- around the card

@@ -14,6 +14,12 @@ Why these choices:
   sizing. One thread may hold several people's sizings (everyone who clicks "Start a sizing" on
   the same message gets their own), each with its own question message; a typed reply in the
   thread is routed by its author, so other people talking in the thread are simply not answers.
+* **Direct messages** are keyed ``{team}:{channel}:dm:{user}`` (:func:`make_dm_key`): people
+  answer a DM at top level, not in a thread, so the DM itself is the sizing's place. Its
+  question is a top-level message updated in place; a top-level message goes to the sizing in
+  progress as a typed answer, or else starts a new one; "new"/"restart" starts afresh. A DM
+  message, the App Home "New sizing", ``/gpu-sizing`` and a start button in the DM all land on
+  this one key. Group DMs (mpim) work like channels: threads only.
 * **Owner** is the Slack user id; ``Dialogue.handle(actor=...)`` refuses anyone else, and the
   click's version (in the action block's id) makes a stale or repeated click change nothing.
 * **Internal vs external**: internal-only actions need the actor's own team (``user.team_id`` of
@@ -45,6 +51,7 @@ from bot import cards, logs, metrics
 from bot.escape import escape, unescape
 from bot.settings import Settings
 from dialogue import Conflict, Dialogue, Duplicate, NotOwner, Reply, StoreUnavailable
+from dialogue.commands import command
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +63,8 @@ HELP = (
     "• `/gpu-sizing` or `/gpu-sizing llama 3.1 70b inference 64 users 32k context` - start "
     "(what you type pre-fills answers)\n"
     "• mention me in a channel, or send me a direct message\n"
-    "• answer by clicking or by replying in the sizing's thread\n"
+    "• answer by clicking or by replying in the sizing's thread; in a direct message, just "
+    "type your answer (`new` starts a fresh sizing)\n"
     "• `/gpu-sizing post` - post a *Start a sizing* button in this channel (vendor team only)"
 )
 NOT_OWNER = "This sizing belongs to {owner}; only they can answer it. Start your own instead?"
@@ -88,6 +96,11 @@ CANNOT_POST = ("I cannot post in this conversation. Invite me to the channel "
 SLACK_FAILED = ("Slack did not accept my message just now, so {what}. Nothing was lost; "
                 "try again in a minute.")
 FINISHED_STATES = frozenset({"done", "cancelled", "ended", "expired"})
+DM_ROOT = "dm"  # the third part of a DM's key, where a channel's key has the thread root
+# a top-level DM message that asks for a fresh sizing (besides the dialogue's restart words)
+NEW_WORDS = frozenset({"new"})
+# typed to a finished DM sizing at top level, these refer to it (they cannot open a sizing)
+DONE_COMMANDS = frozenset({"change", "back"})
 META_WAIT_S = 2.0
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
@@ -95,6 +108,23 @@ _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 def make_key(team: str | None, channel: str, root_ts: str, user: str) -> str:
     """The conversation key: install team, channel, thread root, the person who started it."""
     return f"{team or '-'}:{channel}:{root_ts}:{user}"
+
+
+def make_dm_key(team: str | None, channel: str, user: str) -> str:
+    """A direct message's key: one sizing per person and DM, whatever thread it is in."""
+    return make_key(team, channel, DM_ROOT, user)
+
+
+def is_dm_key(key: str) -> bool:
+    parts = key.split(":")
+    return len(parts) == 4 and parts[2] == DM_ROOT
+
+
+def is_im(channel: str, name: str | None = None) -> bool:
+    """A direct message with the bot, from a payload without ``channel_type`` (a slash
+    command's ``channel_name`` or a click's ``channel.name`` is "directmessage"; DM channel
+    ids start with D)."""
+    return name == "directmessage" or channel.startswith("D")
 
 
 def install_team(context: Any) -> str | None:
@@ -237,7 +267,7 @@ class Turns:
         self.tell(channel, user, cards.STORE_DOWN, thread_ts, respond)
 
     def render(self, reply: Reply, key: str, owner: str | None) -> dict[str, Any]:
-        return cards.render(reply, key, compare_gpus(), owner)
+        return cards.render(reply, key, compare_gpus(), owner, dm=is_dm_key(key))
 
     def is_internal(self, user: str, payload_team: str | None, *, confirm: bool) -> bool:
         """Is the actor on the vendor's side? Fail closed when they cannot be identified.
@@ -297,10 +327,17 @@ class Turns:
         self, t: Turn, *, team: str | None, channel: str, user: str, opening: str,
         root_ts: str | None, surface: str, delivery_id: str | None = None,
         actor_team: str | None = None, shared: bool = False, respond: Respond | None = None,
+        dm: bool = False,
     ) -> None:
-        """Start a sizing in a thread: root message (posted if none), question as a reply."""
-        own_root = root_ts is None
-        if root_ts is None:
+        """Start a sizing in a thread: root message (posted if none), question as a reply.
+
+        ``dm``: in a direct message the sizing is the DM's (:func:`make_dm_key`), replacing
+        the one there, and its question is a top-level message (``root_ts`` is ignored).
+        """
+        own_root = root_ts is None and not dm
+        if dm:
+            root_ts = None
+        elif root_ts is None:
             posted = self.api(
                 "chat.postMessage", channel=channel,
                 text=f"{cards.user_mention(user)} started a GPU sizing: answer in the thread.",
@@ -312,11 +349,12 @@ class Turns:
                 return
             root_ts = str(posted["ts"])
             channel = str(posted.get("channel") or channel)
-        key = make_key(team, channel, root_ts, user)
+        key = make_dm_key(team, channel, user) if root_ts is None else \
+            make_key(team, channel, root_ts, user)
         try:
             reply = self.dialogue.start(
                 key, opening, owner=user, delivery_id=delivery_id,
-                meta={"channel": channel, "root": root_ts, "surface": surface,
+                meta={"channel": channel, "root": root_ts or "", "surface": surface,
                       "actor_team": actor_team or "", "shared": "1" if shared else "0"},
             )
         except Duplicate:
@@ -329,12 +367,12 @@ class Turns:
         except StoreUnavailable:
             metrics.redis_error()
             t.outcome = "store_unavailable"
-            if own_root:  # the root we just posted would announce nothing
+            if own_root and root_ts:  # the root we just posted would announce nothing
                 self.api("chat.delete", channel=channel, ts=root_ts)
             self.store_down(channel, user, None if own_root else root_ts, respond)
             return
         except Exception:
-            if own_root:
+            if own_root and root_ts:
                 self.api("chat.delete", channel=channel, ts=root_ts)
             self._failed(t, channel, user, None if own_root else root_ts, respond)
             return
@@ -348,9 +386,9 @@ class Turns:
             t.outcome = "error"
             what = "the sizing's question could not be shown"
             text = self.cannot_post_text(what)
-            if own_root:
+            if own_root and root_ts:
                 self.api("chat.delete", channel=channel, ts=root_ts)
-            else:  # a mention or Start click in this thread shows it again (_unshown)
+            else:  # a mention, Start click or DM message shows it again (_unshown)
                 try:
                     self.dialogue.update_meta(key, {"unshown": "1"})
                 except StoreUnavailable:
@@ -399,7 +437,7 @@ class Turns:
                 return
             self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=None,
                         surface="command", actor_team=str(body.get("team_id") or ""),
-                        respond=respond)
+                        respond=respond, dm=is_im(channel, body.get("channel_name")))
 
     def status_text(self) -> str:
         """Internal diagnostics for the vendor's team: mode, store, quote channel."""
@@ -484,7 +522,8 @@ class Turns:
         a sizing restarted from an expired one has no meta yet and gets it here.
         """
         meta = self._meta(key)
-        if wait_for_post and meta.get("root") and not meta.get("ts") and not _unshown(meta):
+        # "channel" is set by _start; a DM's sizing has no root to tell it by
+        if wait_for_post and meta.get("channel") and not meta.get("ts") and not _unshown(meta):
             # the sizing was just started and its question is being posted by another thread
             # (a fast typist, a retried event): wait briefly for its ts rather than post twice
             deadline = time.monotonic() + META_WAIT_S
@@ -549,7 +588,8 @@ class Turns:
                         shared=bool(body.get("is_ext_shared_channel")))
 
     def message(self, body: dict[str, Any], team: str | None, actor_team: str | None) -> None:
-        """A message event: a DM starts a sizing; a reply in a sizing's thread answers it.
+        """A message event: in a DM, the person's sizing there; in a channel or group DM, a
+        reply in a sizing's thread answers it.
 
         Ignored: our own and other bots' messages, edits/deletes and other subtypes, channel
         messages outside a thread, messages that mention us (the app_mention handles them),
@@ -576,32 +616,75 @@ class Turns:
             return
         with self.turn(kind) as t:
             text = unescape(_MENTION.sub(" ", raw)).strip()
-            thread_ts = event.get("thread_ts")
+            thread_ts = str(event.get("thread_ts") or "") or None
             event_id = str(body.get("event_id") or "") or None
-            if not thread_ts:
-                if kind == "dm" and text.lower().strip(" ?!.") in ("help", "") and text:
-                    t.outcome = "ignored"  # "help" in a DM explains; it is not a model name
-                    self.api("chat.postMessage", channel=channel, text=HELP)
-                    return
-                if kind == "dm" and text:
-                    self._start(t, team=team, channel=channel, user=user, opening=text,
-                                root_ts=str(event.get("ts") or ""), surface="dm",
-                                delivery_id=event_id, actor_team=actor_team)
+            if kind == "dm":
+                self._dm(t, team=team, channel=channel, user=user, text=text,
+                         thread_ts=thread_ts, event_id=event_id, actor_team=actor_team)
                 return
-            if not text:
+            if not text or not thread_ts:
                 return
-            key = make_key(team, channel, str(thread_ts), user)
+            key = make_key(team, channel, thread_ts, user)
             try:
                 conv = self.dialogue.load(key)
             except StoreUnavailable:
                 metrics.redis_error()
                 t.outcome = "store_unavailable"
-                self.store_down(channel, user, str(thread_ts))
+                self.store_down(channel, user, thread_ts)
                 return
             if conv is None:
                 return
-            self._answer(t, key, text, user=user, channel=channel, root_ts=str(thread_ts),
+            self._answer(t, key, text, user=user, channel=channel, root_ts=thread_ts,
                          delivery_id=event_id, typed=True)
+
+    def _dm(self, t: Turn, *, team: str | None, channel: str, user: str, text: str,
+            thread_ts: str | None, event_id: str | None, actor_team: str | None) -> None:
+        """A person's message in their DM with the bot (top level or in a thread).
+
+        Top level: "help" explains; "new"/"restart" starts afresh; otherwise the DM's sizing in
+        progress takes it as a typed answer, and with none in progress it opens a new sizing.
+        In a thread: the sizing of that thread (one started in a DM thread before DMs had their
+        own key), else the DM's sizing whatever its state (a reply under its card may change an
+        answer), else nothing - as a thread reply in a channel.
+        """
+        if not text:
+            return
+        word = text.lower().strip(" ?!.")
+        if not thread_ts and word in ("help", ""):
+            t.outcome = "ignored"  # "help" in a DM explains; it is not a model name
+            self.api("chat.postMessage", channel=channel, text=HELP)
+            return
+        cmd = command(text)
+        fresh = word in NEW_WORDS or (cmd is not None and cmd.kind == "restart")
+        if not thread_ts and fresh:
+            self._start(t, team=team, channel=channel, user=user, opening="", root_ts=None,
+                        surface="dm", delivery_id=event_id, actor_team=actor_team, dm=True)
+            return
+        key = make_dm_key(team, channel, user)
+        try:
+            if thread_ts:
+                old = make_key(team, channel, thread_ts, user)
+                if self.dialogue.load(old) is not None:
+                    self._answer(t, old, text, user=user, channel=channel, root_ts=thread_ts,
+                                 delivery_id=event_id, typed=True)
+                    return
+            conv = self.dialogue.load(key)
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(channel, user, thread_ts)
+            return
+        if conv is not None and (
+            thread_ts or conv.state not in FINISHED_STATES
+            or (conv.state == "done" and cmd is not None and cmd.kind in DONE_COMMANDS)
+        ):
+            self._answer(t, key, text, user=user, channel=channel, root_ts=None,
+                         delivery_id=event_id, typed=True)
+            return
+        if thread_ts:
+            return
+        self._start(t, team=team, channel=channel, user=user, opening=text, root_ts=None,
+                    surface="dm", delivery_id=event_id, actor_team=actor_team, dm=True)
 
     def home(self, body: dict[str, Any]) -> None:
         """App Home opened: publish "New sizing" and the person's recent sizings."""
@@ -730,15 +813,16 @@ class Turns:
                 t.outcome = "store_unavailable"
                 self.store_down(where.channel, where.user, root)
                 return
+            # an older card (in a DM, often an earlier sizing's): its result is not the current
+            if conv is not None and reply is not None and conv.version != version:
+                t.outcome = "conflict"
+                self.note(where.channel, where.user, OUT_OF_DATE, root)
+                return
             if conv is None or reply is None or reply.recommendation is None:
                 t.outcome = "ended"
                 self.note(where.channel, where.user,
                           "This sizing has no result any more, so there is no math to show.",
                           root)
-                return
-            if conv.version != version:  # an older card: its result is not the current one
-                t.outcome = "conflict"
-                self.note(where.channel, where.user, OUT_OF_DATE, root)
                 return
             t.from_reply(reply)
             message = cards.math_message(reply.recommendation)
@@ -751,7 +835,8 @@ class Turns:
             if not self.claim(f"math:{key}:{conv.version}:{attempt}", where, t):
                 if t.outcome == "duplicate":
                     self.note(where.channel, where.user,
-                              "The math for this result is already in the thread.", root)
+                              "The math for this result is already in the thread." if root else
+                              "The math for this result is already posted above.", root)
                 return
             posted = self.api("chat.postMessage",
                               channel=conv.meta.get("channel") or where.channel,
@@ -784,14 +869,15 @@ class Turns:
                 t.outcome = "store_unavailable"
                 self.store_down(where.channel, where.user, root)
                 return
+            # never quote a result other than the one clicked
+            if conv is not None and reply is not None and conv.version != version:
+                t.outcome = "conflict"
+                self.note(where.channel, where.user, OUT_OF_DATE, root)
+                return
             if conv is None or reply is None or reply.recommendation is None:
                 t.outcome = "ended"
                 self.note(where.channel, where.user,
                           "Finish the sizing first: a quote needs its result.", root)
-                return
-            if conv.version != version:  # never quote a result other than the one clicked
-                t.outcome = "conflict"
-                self.note(where.channel, where.user, OUT_OF_DATE, root)
                 return
             t.from_reply(reply)
             if conv.owner != where.user and not internal:
@@ -865,9 +951,11 @@ class Turns:
             root: str | None = where.thread_ts or where.message_ts
             if target is not None:
                 channel, root = target
-            if not channel or not root:
+            dm = is_im(channel, where.channel_name if channel == where.channel else None)
+            if not channel or not (root or dm):
                 return
-            key = make_key(team, channel, root, where.user)
+            key = make_dm_key(team, channel, where.user) if dm else \
+                make_key(team, channel, str(root), where.user)
             try:
                 conv = self.dialogue.load(key)
             except StoreUnavailable:
@@ -881,8 +969,10 @@ class Turns:
             if conv is not None and conv.state not in FINISHED_STATES:
                 t.outcome = "ignored"
                 self.note(channel, where.user,
+                          "You already have a sizing going here: type your answer, or say "
+                          "`new` to start a fresh one." if dm else
                           "You already have a sizing going in this thread: answer it there, or "
-                          "click Start over on it.", root)
+                          "click Start over on it.", None if dm else root)
                 return
             # two quick clicks both saw the same (absent or finished) sizing: one starts. The
             # 10-second bucket keeps the claim from blocking a real new start later (claims
@@ -893,7 +983,7 @@ class Turns:
                 return
             self._start(t, team=team, channel=channel, user=where.user, opening="",
                         root_ts=root, surface="button", actor_team=where.actor_team,
-                        shared=where.shared)
+                        shared=where.shared, dm=dm)
 
     def home_new(self, body: dict[str, Any], team: str | None) -> None:
         """"New sizing" on the App Home: the sizing opens in the person's DM with the bot."""
@@ -914,9 +1004,10 @@ class Turns:
                 self.api("views.publish", user_id=user, view=cards.home_view(
                     [], store_ok=True, problem=self.cannot_post_text("no sizing was started")))
                 return
+            # the DM's own key: the person's later top-level messages there answer it
             self._start(t, team=team, channel=channel, user=user, opening="", root_ts=None,
                         surface="home", actor_team=str((body.get("user") or {}).get("team_id")
-                                                       or ""))
+                                                       or ""), dm=True)
 
 
 @dataclass(frozen=True)
@@ -926,6 +1017,7 @@ class _Where:
     user: str
     actor_team: str | None
     channel: str
+    channel_name: str | None
     message_ts: str | None
     thread_ts: str | None
     ephemeral: bool
@@ -942,6 +1034,7 @@ def _where(body: dict[str, Any]) -> _Where:
         # the clicker's own team; the payload's top-level team is the install's (notes §6)
         actor_team=str(user.get("team_id") or "") or None,
         channel=str(channel),
+        channel_name=str((body.get("channel") or {}).get("name") or "") or None,
         message_ts=str(container.get("message_ts") or message.get("ts") or "") or None,
         thread_ts=str(container.get("thread_ts") or message.get("thread_ts") or "") or None,
         ephemeral=bool(container.get("is_ephemeral")),
@@ -950,8 +1043,9 @@ def _where(body: dict[str, Any]) -> _Where:
 
 
 def _root_of(key: str) -> str | None:
+    """The thread root of a channel sizing's key; None for a DM's (its question is top level)."""
     parts = key.split(":")
-    return parts[2] if len(parts) == 4 and parts[2] else None
+    return parts[2] if len(parts) == 4 and parts[2] and parts[2] != DM_ROOT else None
 
 
 def _stale(reply: Reply, version: int | None) -> bool:
@@ -995,4 +1089,4 @@ def compare_gpus() -> list[tuple[str, str]]:
     return _GPUS
 
 
-__all__ = ["HELP", "Turns", "compare_gpus", "escape", "make_key"]
+__all__ = ["HELP", "Turns", "compare_gpus", "escape", "is_dm_key", "make_dm_key", "make_key"]

@@ -186,12 +186,17 @@ class Dialogue:
         return record
 
     def recent(self, owner: str, limit: int = 5) -> list[dict[str, Any]]:
-        """The person's latest finished sizings, one per conversation key, newest first."""
+        """The person's latest finished sizings, one per sizing, newest first.
+
+        One per *conversation id*: a sizing whose result was recomputed ("change ...") is
+        shown once, and successive sizings that share a key (a DM's) are each shown.
+        """
         out: list[dict[str, Any]] = []
         seen: set[str] = set()
         for row in self.store.recent(owner, limit * 4):
-            if row.get("key") not in seen:
-                seen.add(str(row.get("key")))
+            ident = str(row.get("conversation_id") or row.get("key"))
+            if ident not in seen:
+                seen.add(ident)
                 out.append(row)
         return out[:limit]
 

@@ -69,17 +69,19 @@ def test_mention_to_card(bot: BotServer, fake: FakeSlack) -> None:
     assert is_card(card)
 
 
-def test_dm_to_card_by_typing(bot: BotServer, fake: FakeSlack) -> None:
+def test_dm_to_card_by_typing_in_threads(bot: BotServer, fake: FakeSlack) -> None:
+    """Replies inside a thread of the DM answer its sizing too (top-level answers: test_dm)."""
     dm = "DREP0001"
     ev = message_event(user=REP, channel=dm, text="llama 3.1 70b inference", channel_type="im")
     bot.client.post_event(event_envelope(ev))
     (call,) = fake.wait_for("chat.postMessage", 1)
-    assert call.params["thread_ts"] == ev["ts"]
+    assert not call.params.get("thread_ts")  # the question is a top-level message of the DM
     q_ts = next(iter(fake.messages[dm]))
-    for text in ("32", "8k", "no target"):
+    # under the person's opening message, then under the question itself
+    for text, thread in (("32", ev["ts"]), ("8k", q_ts), ("no target", q_ts)):
         before = json.dumps(message(fake, dm, q_ts)["blocks"])
         status, _ = bot.client.post_event(event_envelope(message_event(
-            user=REP, channel=dm, text=text, thread_ts=ev["ts"], channel_type="im")))
+            user=REP, channel=dm, text=text, thread_ts=thread, channel_type="im")))
         assert status == 200
         msg = wait_version_change(fake, dm, q_ts, before)
         assert_valid(msg)

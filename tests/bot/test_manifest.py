@@ -10,9 +10,10 @@ import pytest
 from bot.listeners.commands import COMMAND
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "slack"
-EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups", "message.im"}
+EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups", "message.mpim",
+          "message.im"}
 SCOPES = {"chat:write", "commands", "app_mentions:read", "channels:history", "groups:history",
-          "im:history", "im:write", "users:read", "channels:read", "groups:read"}
+          "mpim:history", "im:history", "im:write", "users:read", "channels:read", "groups:read"}
 
 
 def _list_after(text: str, key: str) -> set[str]:

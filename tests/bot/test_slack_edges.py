@@ -543,8 +543,10 @@ def test_home_new_sizing_from_the_view_and_its_failures(
 ) -> None:
     bot = serve(own_redis.url)
     _home_click(bot)
-    posts = fake.wait_for("chat.postMessage", 2)
-    assert posts[0].params["channel"] == "DREP0001"
+    (post,) = fake.wait_for("chat.postMessage", 1)
+    assert post.params["channel"] == "DREP0001" and not post.params.get("thread_ts")
+    fake.quiet(0.2)
+    assert len(fake.calls("chat.postMessage")) == 1  # the question only: no root message
     # the messages tab opening is not the home tab: nothing published
     bot.client.post_event(event_envelope({"type": "app_home_opened", "user": REP,
                                           "channel": "DREP0001", "tab": "messages",

@@ -1,0 +1,355 @@
+"""Socket Mode end to end: ``python -m bot`` against a fake Slack (Web API + WebSocket).
+
+The bot runs as a real subprocess with ``SLACK_BOT_TOKEN`` + ``SLACK_APP_TOKEN``: Bolt's
+``SocketModeHandler`` and slack_sdk's built-in WebSocket client connect to
+:class:`tests.fakesocket.FakeSocket` (after ``apps.connections.open`` on the fake Web API), and
+the test plays Slack: it pushes a slash command, a typed reply and button clicks as envelopes,
+checks each one is acked, moves the client to a new connection with a ``disconnect``
+(``refresh_requested``) mid-conversation, and reads the card from the fake's ``chat.update``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bot.harness import (
+    INTERNAL_TEAM,
+    QUOTES,
+    REP,
+    SALES,
+    assert_valid,
+    first_choice,
+    is_card,
+    message,
+    settings_for,
+    wait_version_change,
+)
+from tests.fakeslack import FakeSlack
+from tests.fakesocket import FakeSocket
+from tests.slackreq import block_actions, command_form, event_envelope, message_event
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class BotProcess:
+    """``python -m bot`` with its stdout and stderr kept in files."""
+
+    def __init__(self, env: dict[str, str], tmp: Path) -> None:
+        self.out_path, self.err_path = tmp / "bot.out", tmp / "bot.err"
+        self._out, self._err = self.out_path.open("wb"), self.err_path.open("wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot"], env=env, cwd=ROOT,
+                                     stdin=subprocess.DEVNULL, stdout=self._out,
+                                     stderr=self._err)
+
+    def output(self) -> str:
+        return (self.out_path.read_text(errors="replace") + "\n"
+                + self.err_path.read_text(errors="replace"))
+
+    def wait(self, timeout: float) -> int:
+        return self.proc.wait(timeout)
+
+    def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM (as ``docker stop``), then SIGKILL if it does not end in ``timeout``."""
+        try:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+            try:
+                return self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                raise
+        finally:
+            self._out.close()
+            self._err.close()
+
+
+def bot_env(fake: FakeSlack, redis_url: str, app_token: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLACK_", "PROMETHEUS_MULTIPROC"))}
+    env.update({
+        "SLACK_BOT_TOKEN": fake.bot_token,
+        "SLACK_APP_TOKEN": app_token,
+        "SLACK_API_URL": fake.url,
+        "REDIS_URL": redis_url,
+        "INTERNAL_TEAM_IDS": INTERNAL_TEAM,
+        "QUOTE_CHANNEL_ID": QUOTES,
+        "LOG_LEVEL": "INFO",
+        "PYTHONPATH": str(ROOT),
+        "NO_PROXY": "127.0.0.1,localhost",  # the WebSocket client honours HTTPS_PROXY
+    })
+    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        env.pop(proxy, None)
+    return env
+
+
+@pytest.fixture
+def sock(fake: FakeSlack) -> Iterator[FakeSocket]:
+    server = FakeSocket().start().attach(fake)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def run_bot(tmp_path: Path) -> Iterator[Any]:
+    started: list[BotProcess] = []
+
+    def start(env: dict[str, str]) -> BotProcess:
+        bot = BotProcess(env, tmp_path)
+        started.append(bot)
+        return bot
+
+    yield start
+    for bot in started:
+        if bot.proc.poll() is None:
+            bot.stop()
+        print(f"--- python -m bot (exit {bot.proc.returncode}):\n{bot.output()}")  # on failure
+
+
+def _secrets_absent(text: str, *secrets: str) -> None:
+    for secret in secrets:
+        assert secret not in text
+    assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("store", ["redis", "in-process"])
+def test_a_whole_sizing_over_socket_mode_survives_a_refresh(
+    fake: FakeSlack, sock: FakeSocket, redis_url: str, run_bot: Any, store: str
+) -> None:
+    env = bot_env(fake, redis_url, sock.app_token)
+    if store == "in-process":  # Socket Mode may run without Redis (one dev process)
+        env["REDIS_URL"] = ""
+    bot = run_bot(env)
+    try:
+        first = sock.wait_connections(1, timeout=15)
+    except AssertionError:
+        raise AssertionError(f"the bot did not connect:\n{bot.output()}") from None
+    (opened,) = fake.wait_for("apps.connections.open", 1)
+    assert opened.headers["authorization"] == f"Bearer {sock.app_token}"
+    assert first.path.startswith("/link/?ticket=")
+    first.ping(b"are-you-there")  # Slack pings; the client must pong the same payload
+    sock.wait_pong(first, b"are-you-there")
+
+    # the slash command: acked at once (within Slack's 3 s), the question posted in a thread
+    started = time.monotonic()
+    eid = sock.slash_command(command_form("/gpu-sizing", "llama 3.1 70b inference", user=REP,
+                                          channel=SALES, response_url=fake.response_url("cmd")))
+    ack = sock.wait_ack(eid, timeout=3.0)  # Slack's deadline
+    assert time.monotonic() - started < 3.0
+    assert ack["_conn"] == first.number
+    _root_call, question_call = fake.wait_for(
+        "chat.postMessage", 2, where=lambda c: c.params.get("channel") == SALES)[:2]
+    root_ts = next(ts for ts, m in fake.messages[SALES].items() if m["thread_ts"] is None)
+    assert question_call.params["thread_ts"] == root_ts
+    q_ts = next(ts for ts, m in fake.messages[SALES].items() if m["thread_ts"] == root_ts)
+
+    # a typed reply in the thread (events_api, retry_attempt 0 as Slack sends it)
+    before = json.dumps(message(fake, SALES, q_ts)["blocks"])
+    sock.wait_ack(sock.events_api(event_envelope(message_event(
+        user=REP, channel=SALES, text="64 users", thread_ts=root_ts))))
+    msg = wait_version_change(fake, SALES, q_ts, before)
+    assert "64" in json.dumps(msg["blocks"])
+
+    # Slack refreshes the connection mid-conversation: the client asks apps.connections.open
+    # for a new URL, connects, and the old connection goes away
+    old = sock.refresh()
+    second = sock.wait_connections(2, timeout=10)
+    fake.wait_for("apps.connections.open", 2)
+    sock.wait_closed(old)
+    assert old is first and old.closed_by == "server"
+    assert second.ticket != first.ticket and second.open
+
+    # click the buttons the bot rendered (over the new connection) until the card shows
+    clicks = 0
+    for _ in range(12):
+        msg = message(fake, SALES, q_ts)
+        assert_valid(msg)
+        if is_card(msg):
+            break
+        block_id, action_id, value, selected = first_choice(msg)
+        before = json.dumps(msg["blocks"])
+        eid = sock.interactive(block_actions(
+            user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+            action_id=action_id, block_id=block_id, value=value, selected=selected,
+            thread_ts=root_ts, response_url=fake.response_url("act")))
+        assert sock.wait_ack(eid, timeout=3.0)["_conn"] == second.number
+        wait_version_change(fake, SALES, q_ts, before)
+        clicks += 1
+    else:
+        raise AssertionError("no card after 12 clicks")
+    assert clicks >= 1
+
+    # the card replaced the question through chat.update, on the fake
+    last_update = fake.calls("chat.update")[-1]
+    assert last_update.params["ts"] == q_ts
+    assert is_card(last_update.params)
+    assert len(fake.calls("chat.postMessage")) == 2
+
+    # every envelope was acked exactly once (and nothing else was sent), no extra connection
+    assert set(sock.acks) == set(sock.sent)
+    assert [r for r in sock.received if r.data is None] == []
+    ack_ids = [r.data["envelope_id"] for r in sock.received if r.data]
+    assert sorted(ack_ids) == sorted(sock.sent)
+    assert len(sock.connections) == 2 and sock.refused == []
+
+    # SIGTERM: the connection closes, the process ends cleanly, no secret in its output
+    assert bot.stop() == 0
+    sock.wait_closed(second)
+    out = bot.output()
+    _secrets_absent(out, fake.bot_token, sock.app_token)
+    levels = [json.loads(line)["level"] for line in out.splitlines() if line.startswith("{")]
+    assert "ERROR" not in levels and "CRITICAL" not in levels, out
+    assert "stopped" in out
+    if store == "in-process":
+        assert "REDIS_URL is not set" in out
+
+
+def test_sigterm_lets_a_turn_in_flight_finish(
+    fake: FakeSlack, sock: FakeSocket, redis_url: str, run_bot: Any
+) -> None:
+    """The ack is sent before the turn's work: SIGTERM must not cut that work off."""
+    bot = run_bot(bot_env(fake, redis_url, sock.app_token))
+    sock.wait_connections(1, timeout=15)
+    sock.wait_ack(sock.slash_command(command_form(
+        "/gpu-sizing", "llama 3.1 70b inference", user=REP, channel=SALES,
+        response_url=fake.response_url("cmd"))))
+    fake.wait_for("chat.postMessage", 2)
+    root_ts = next(ts for ts, m in fake.messages[SALES].items() if m["thread_ts"] is None)
+    q_ts = next(ts for ts, m in fake.messages[SALES].items() if m["thread_ts"] == root_ts)
+    block_id, action_id, value, selected = first_choice(message(fake, SALES, q_ts))
+    fake.hang("chat.update", 1.5)  # the turn's Slack update is slow
+    sock.wait_ack(sock.interactive(block_actions(
+        user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
+        action_id=action_id, block_id=block_id, value=value, selected=selected,
+        thread_ts=root_ts, response_url=fake.response_url("act"))))
+    deadline = time.monotonic() + 5
+    while not fake.calls("chat.update"):  # the update is on its way, the turn not done
+        assert time.monotonic() < deadline, bot.output()
+        time.sleep(0.02)
+    assert bot.stop() == 0
+    lines = [json.loads(line) for line in bot.output().splitlines() if line.startswith("{")]
+    msgs = [(x["msg"], x.get("kind")) for x in lines]
+    stopping = msgs.index(("stopping: closing the Socket Mode connection, then finishing"
+                           " turns in flight", None))
+    assert ("turn", "action") in msgs[stopping:], msgs  # finished after the signal
+    assert msgs[-1] == ("stopped", None)
+
+
+@pytest.mark.parametrize("refused", ["SLACK_APP_TOKEN", "SLACK_BOT_TOKEN"])
+def test_a_refused_token_ends_the_bot_with_a_message(
+    fake: FakeSlack, sock: FakeSocket, redis_url: str, run_bot: Any, refused: str
+) -> None:
+    env = bot_env(fake, redis_url, sock.app_token)
+    wrong = {"SLACK_APP_TOKEN": "xapp-1-AAPP0001-2-revoked0123456789",
+             "SLACK_BOT_TOKEN": "xoxb-1111-2222-revoked0123456789"}[refused]
+    env[refused] = wrong
+    bot = run_bot(env)
+    try:
+        code = bot.wait(15)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the bot kept running:\n{bot.output()}") from None
+    out = bot.output()
+    assert code == 1, out
+    assert f"Slack refused {refused}" in out and "invalid_auth" in out, out
+    _secrets_absent(out, wrong, fake.bot_token, sock.app_token)
+    assert not any(c.ok for c in fake.calls("apps.connections.open"))
+    assert sock.connections == []
+
+
+def test_first_deliveries_are_not_counted_as_retries(
+    fake: FakeSlack, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slack puts ``retry_attempt: 0`` on every events_api envelope; Bolt turns it into an
+    ``x-slack-retry-num: 0`` header. Only a number above 0 is a redelivery."""
+    from slack_bolt.adapter.socket_mode.internals import run_bolt_app
+    from slack_sdk.socket_mode.request import SocketModeRequest
+
+    from bot import metrics
+    from bot.app import create_app
+
+    counted: list[str] = []
+    monkeypatch.setattr(metrics, "slack_retry", counted.append)
+    app = create_app(settings_for(fake, redis_url))
+    try:
+        for attempt, reason in ((0, ""), (1, "timeout")):
+            envelope = {"envelope_id": f"e{attempt}", "type": "events_api",
+                        "accepts_response_payload": False, "retry_attempt": attempt,
+                        "retry_reason": reason,
+                        "payload": event_envelope(
+                            message_event(user=REP, channel=SALES, text="hello"),
+                            event_id=f"Ev{attempt}")}
+            req = SocketModeRequest.from_dict(envelope)
+            assert req is not None
+            assert run_bolt_app(app, req).status == 200
+    finally:
+        app.listener_runner.listener_executor.shutdown(wait=True)
+    assert counted == ["timeout"]
+
+
+def test_the_fake_speaks_rfc6455(fake: FakeSlack, sock: FakeSocket) -> None:
+    """The fake itself: handshake, hello, masked frames only, single-use tickets."""
+    import base64
+    import socket
+    import struct
+    import urllib.parse
+
+    from tests.fakesocket import OP_CLOSE, OP_TEXT, accept_key, encode_frame
+
+    assert sock.connections_open("xapp-wrong", {}) == {"ok": False, "error": "invalid_auth"}
+    url = urllib.parse.urlparse(sock.connections_open(sock.app_token, {})["url"])
+    path = f"{url.path}?{url.query}"
+
+    def handshake() -> tuple[socket.socket, bytes]:
+        key = base64.b64encode(os.urandom(16)).decode()
+        conn = socket.create_connection(("127.0.0.1", sock.port), timeout=5)
+        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                     f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        if data.startswith(b"HTTP/1.1 101"):
+            assert f"Sec-WebSocket-Accept: {accept_key(key)}".encode() in data
+        return conn, data
+
+    def read_frame(conn: socket.socket, data: bytes) -> tuple[int, bytes, bytes]:
+        while len(data) < 4:
+            data += conn.recv(4096)
+        assert not data[1] & 0x80  # the server never masks
+        n, start = data[1] & 0x7F, 2
+        if n == 126:
+            (n,), start = struct.unpack("!H", data[2:4]), 4
+        while len(data) < start + n:
+            data += conn.recv(4096)
+        return data[0] & 0x0F, data[start:start + n], data[start + n:]
+
+    conn, data = handshake()
+    rest = data.split(b"\r\n\r\n", 1)[1]
+    opcode, payload, rest = read_frame(conn, rest)
+    assert opcode == OP_TEXT and json.loads(payload)["type"] == "hello"
+    conn.sendall(encode_frame(OP_TEXT, b'{"envelope_id": "e1"}', mask=True))
+    assert sock.wait_ack("e1")["_conn"] == 1
+    conn.sendall(encode_frame(OP_TEXT, b"{}", mask=False))  # a client must mask
+    opcode, payload, _ = read_frame(conn, rest)
+    assert opcode == OP_CLOSE and struct.unpack("!H", payload[:2])[0] == 1002
+    conn.close()
+
+    again, data = handshake()  # the ticket was used
+    assert data.startswith(b"HTTP/1.1 401")
+    again.close()
+    assert sock.refused == [path]
