@@ -304,10 +304,13 @@ def _pct(value: float | None) -> str:
 
 
 def vram_scope(rec: Recommendation) -> str:
-    """What ``vram_total_gb`` covers: one node (also each replica), or the whole cluster."""
-    if rec.verdict == "replicas" or rec.nodes <= 1:
-        return "one node"
-    return f"{rec.nodes:,} nodes"
+    """What ``vram_total_gb`` covers: one copy of the deployment (a node, or a cluster).
+
+    Replicas (of a node or of a cluster) are identical, so the numbers describe one of them.
+    """
+    per_copy = rec.nodes // rec.replicas if rec.replicas else rec.nodes
+    scope = "one node" if per_copy <= 1 else f"{per_copy:,} nodes"
+    return f"{scope}, each of {rec.replicas} replicas" if rec.replicas else scope
 
 
 def vram_bar(numbers: Numbers, width: int = BAR_WIDTH, scope: str = "one node") -> str | None:
@@ -447,8 +450,7 @@ def card_message(
     scope = vram_scope(rec)
     bar = vram_bar(rec.numbers, scope=scope)
     if bar:
-        each = " (each replica)" if rec.verdict == "replicas" else ""
-        blocks.append(mrkdwn_section(f"*VRAM of {scope}{each}*\n{bar}"))
+        blocks.append(mrkdwn_section(f"*VRAM of {scope}*\n{bar}"))
     step_lines = [
         f"*Step {q.step}. {escape(q.question)}* — *{escape(q.answer)}*\n{escape(q.because)}"
         for q in rec.questions

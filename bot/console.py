@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from bot.cards import vram_scope
 from dialogue import Dialogue, MemoryStore, RedisStore, Reply, Store, StoreUnavailable
 from dialogue.slots import expects_number
 from engine.result import VERDICT_TEXT, Recommendation
@@ -51,7 +52,7 @@ def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
     legend = "  ".join(f"{ch} {name} {_fmt_gb(gb)}" for ch, name, gb in parts if gb)
     free = max(total - used, 0.0)
     tail = f"  . free {_fmt_gb(free)}" if not over else f"  OVER by {_fmt_gb(used - total)}"
-    where = f" across {rec.nodes} nodes" if rec.nodes > 1 else " in one node"
+    where = f" in {vram_scope(rec)}"
     return [f"VRAM [{cells}] {_fmt_gb(total)}{where}", f"     {legend}{tail}"]
 
 

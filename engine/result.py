@@ -33,7 +33,11 @@ class Layout(_Out):
 
 
 class Numbers(_Out):
-    """The figures behind a verdict (GB = 1e9 bytes). ``None`` where not relevant."""
+    """The figures behind a verdict (GB = 1e9 bytes). ``None`` where not relevant.
+
+    With replicas (of a node or of a cluster) the figures describe one replica; ``nodes``
+    and ``gpus_needed`` count them all.
+    """
 
     vram_total_gb: float | None = Field(None, description="VRAM of all GPUs the verdict uses")
     weights_gb: float | None = Field(None, description="one copy of the weights")
