@@ -50,7 +50,15 @@ from slack_sdk.errors import SlackApiError
 from bot import cards, logs, metrics
 from bot.escape import escape, unescape
 from bot.settings import Settings
-from dialogue import Conflict, Dialogue, Duplicate, NotOwner, Reply, StoreUnavailable
+from dialogue import (
+    Conflict,
+    Conversation,
+    Dialogue,
+    Duplicate,
+    NotOwner,
+    Reply,
+    StoreUnavailable,
+)
 from dialogue.commands import command
 
 log = logging.getLogger(__name__)
@@ -796,6 +804,33 @@ class Turns:
             t.outcome = "store_unavailable"
             self.store_down(where.channel, where.user, root)
 
+    def _clicked_result(
+        self, t: Turn, where: _Where, key: str, version: int, root: str | None, missing: str
+    ) -> tuple[Conversation, Reply] | None:
+        """The result a card button acts on, or None after telling the person why not.
+
+        Only the result the clicked card shows counts: an older card (in a DM, often an
+        earlier sizing's) is out of date, and a sizing without a result has nothing to act on.
+        """
+        try:
+            conv = self.dialogue.load(key)
+            reply = self.dialogue.current(key)
+        except StoreUnavailable:
+            metrics.redis_error()
+            t.outcome = "store_unavailable"
+            self.store_down(where.channel, where.user, root)
+            return None
+        if conv is not None and reply is not None and conv.version != version:
+            t.outcome = "conflict"
+            self.note(where.channel, where.user, OUT_OF_DATE, root)
+            return None
+        if conv is None or reply is None or reply.recommendation is None:
+            t.outcome = "ended"
+            self.note(where.channel, where.user, missing, root)
+            return None
+        t.from_reply(reply)
+        return conv, reply
+
     def math(self, body: dict[str, Any], action: dict[str, Any]) -> None:
         """Show the math: in the thread for the owner (once per result), ephemeral for others."""
         with self.turn("action") as t:
@@ -805,26 +840,13 @@ class Turns:
                 return
             key, version = parsed
             root = _root_of(key)
-            try:
-                conv = self.dialogue.load(key)
-                reply = self.dialogue.current(key)
-            except StoreUnavailable:
-                metrics.redis_error()
-                t.outcome = "store_unavailable"
-                self.store_down(where.channel, where.user, root)
+            found = self._clicked_result(
+                t, where, key, version, root,
+                "This sizing has no result any more, so there is no math to show.")
+            if found is None:
                 return
-            # an older card (in a DM, often an earlier sizing's): its result is not the current
-            if conv is not None and reply is not None and conv.version != version:
-                t.outcome = "conflict"
-                self.note(where.channel, where.user, OUT_OF_DATE, root)
-                return
-            if conv is None or reply is None or reply.recommendation is None:
-                t.outcome = "ended"
-                self.note(where.channel, where.user,
-                          "This sizing has no result any more, so there is no math to show.",
-                          root)
-                return
-            t.from_reply(reply)
+            conv, reply = found
+            assert reply.recommendation is not None
             message = cards.math_message(reply.recommendation)
             if conv.owner != where.user:
                 self.ephemeral(where.channel, where.user, message, root)
@@ -861,25 +883,13 @@ class Turns:
             key, version = parsed
             root = _root_of(key)
             internal = self.is_internal(where.user, where.actor_team, confirm=False)
-            try:
-                conv = self.dialogue.load(key)
-                reply = self.dialogue.current(key)
-            except StoreUnavailable:
-                metrics.redis_error()
-                t.outcome = "store_unavailable"
-                self.store_down(where.channel, where.user, root)
+            found = self._clicked_result(
+                t, where, key, version, root,
+                "Finish the sizing first: a quote needs its result.")
+            if found is None:
                 return
-            # never quote a result other than the one clicked
-            if conv is not None and reply is not None and conv.version != version:
-                t.outcome = "conflict"
-                self.note(where.channel, where.user, OUT_OF_DATE, root)
-                return
-            if conv is None or reply is None or reply.recommendation is None:
-                t.outcome = "ended"
-                self.note(where.channel, where.user,
-                          "Finish the sizing first: a quote needs its result.", root)
-                return
-            t.from_reply(reply)
+            conv, reply = found
+            assert reply.recommendation is not None
             if conv.owner != where.user and not internal:
                 t.outcome = "not_owner"
                 self.note(where.channel, where.user,

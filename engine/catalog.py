@@ -275,6 +275,14 @@ def _read(path: Path) -> dict[str, Any]:
         raise CatalogError(f"{path.name}: not valid TOML: {exc}") from None
 
 
+def _problems(exc: ValidationError) -> str:
+    """Each validation error as "field 'x': why", so an operator knows what to fix."""
+    return "; ".join(
+        f"field '{'.'.join(str(p) for p in err['loc']) or '(entry)'}': {err['msg']}"
+        for err in exc.errors()
+    )
+
+
 def _entries(path: Path, table: str, cls: type[_Entry]) -> dict[str, Any]:
     raw = _read(path).get(table)
     if not isinstance(raw, list) or not raw:
@@ -285,11 +293,7 @@ def _entries(path: Path, table: str, cls: type[_Entry]) -> dict[str, Any]:
         try:
             entry = cls.model_validate(item)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"field '{'.'.join(str(p) for p in err['loc']) or '(entry)'}': {err['msg']}"
-                for err in exc.errors()
-            )
-            raise CatalogError(f"{path.name}: entry '{label}': {problems}") from None
+            raise CatalogError(f"{path.name}: entry '{label}': {_problems(exc)}") from None
         if entry.id in out:  # type: ignore[attr-defined]
             raise CatalogError(f"{path.name}: entry '{label}': duplicate id")
         out[entry.id] = entry  # type: ignore[attr-defined]
@@ -305,11 +309,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     try:
         policy = Policy.model_validate(_read(policy_path))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in err['loc']) or '(entry)'}': {err['msg']}"
-            for err in exc.errors()
-        )
-        raise CatalogError(f"{policy_path.name}: entry 'policy': {problems}") from None
+        raise CatalogError(f"{policy_path.name}: entry 'policy': {_problems(exc)}") from None
     for gpu in gpus.values():
         if gpu.in_node_link not in links:
             raise CatalogError(
