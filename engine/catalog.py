@@ -141,12 +141,24 @@ class ModelSpec(_Entry):
         return self.experts > 0
 
 
-class GPUSpec(_Entry):
-    """One accelerator: memory, bandwidth, dense tensor throughput, and how it is built."""
+class _Hardware(_Entry):
+    """What every GPU and link entry carries: names people type, and where figures come from."""
 
     id: str
     name: str
     aliases: list[str] = Field(default_factory=list)
+    source: str = Field(min_length=1)
+    estimated: str | None = Field(
+        default=None,
+        description="what in this entry is derived rather than published or measured; "
+        "every answer that relies on the entry says so",
+    )
+    notes: str | None = None
+
+
+class GPUSpec(_Hardware):
+    """One accelerator: memory, bandwidth, dense tensor throughput, and how it is built."""
+
     memory_gb: float = Field(gt=0)
     mem_bw_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_tflops: float = Field(gt=0, description="dense BF16 tensor TFLOPS (FP32 accumulate)")
@@ -160,33 +172,16 @@ class GPUSpec(_Entry):
     in_node_link: str = Field(description="link id used between GPUs of one node")
     power_w: float = Field(gt=0)
     vendor_builds: bool = Field(description="the vendor sells servers with it (else compare only)")
-    source: str = Field(min_length=1)
-    estimated: str | None = Field(
-        default=None,
-        description="what in this entry is derived rather than published or measured; "
-        "every answer that relies on the entry says so",
-    )
-    notes: str | None = None
 
 
-class LinkSpec(_Entry):
+class LinkSpec(_Hardware):
     """A GPU-to-GPU path: effective bandwidth and per-collective latency, as measured."""
 
-    id: str
-    name: str
-    aliases: list[str] = Field(default_factory=list)
     scope: Literal["intra", "inter"]
     bandwidth_gbs: float = Field(gt=0, description="effective unidirectional GB/s per GPU/NIC")
     allreduce_busbw_gbs: float = Field(gt=0, description="NCCL all-reduce bus bandwidth, GB/s")
     latency_us: float = Field(ge=0, description="fixed cost of one collective, microseconds")
     needs_dedicated_fabric: bool = False
-    source: str = Field(min_length=1)
-    estimated: str | None = Field(
-        default=None,
-        description="what in this entry is derived rather than published or measured; "
-        "every answer that relies on the entry says so",
-    )
-    notes: str | None = None
 
 
 class Policy(_Entry):
