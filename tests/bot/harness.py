@@ -192,3 +192,25 @@ def click_to_card(
         assert status == 200
         wait_version_change(fake, channel, ts, before)
     raise AssertionError("no card after max_turns clicks")
+
+
+def home_click(bot: BotServer, user: str = REP) -> None:
+    """A block_actions payload from the Home tab: the container is the view, no channel."""
+    payload = {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "name": user.lower(),
+                 "team_id": INTERNAL_TEAM},
+        "api_app_id": "AAPP0001", "token": "deprecated-verification-token",
+        "container": {"type": "view", "view_id": "VHOME0001"},
+        "trigger_id": "1.2.3", "team": {"id": INTERNAL_TEAM, "domain": "vendor"},
+        "enterprise": None, "is_enterprise_install": False,
+        "view": {"id": "VHOME0001", "team_id": INTERNAL_TEAM, "type": "home", "blocks": [],
+                 "private_metadata": "", "callback_id": "", "state": {"values": {}},
+                 "hash": "1.a", "app_id": "AAPP0001", "external_id": "",
+                 "app_installed_team_id": INTERNAL_TEAM, "bot_id": "BBOT0001"},
+        "actions": [{"action_id": cards.A_HOME_NEW, "block_id": "home0", "value": "new",
+                     "type": "button", "style": "primary", "action_ts": f"{time.time():.6f}",
+                     "text": {"type": "plain_text", "text": "New sizing", "emoji": True}}],
+    }
+    status, _ = bot.client.post_action(payload)
+    assert status == 200

@@ -24,6 +24,7 @@ from tests.bot.harness import (
     click,
     find_element,
     first_choice,
+    home_click,
     is_card,
     message,
     wait_version_change,
@@ -189,29 +190,10 @@ def test_new_start_over_and_restart_start_a_fresh_sizing(bot: BotServer,
 # ------------------------------------------------------------------ other ways into the DM
 
 
-def _home_click(bot: BotServer, user: str = REP) -> None:
-    payload = {
-        "type": "block_actions",
-        "user": {"id": user, "username": user.lower(), "name": user.lower(),
-                 "team_id": INTERNAL_TEAM},
-        "api_app_id": "AAPP0001", "token": "deprecated-verification-token",
-        "container": {"type": "view", "view_id": "VHOME0001"},
-        "trigger_id": "1.2.3", "team": {"id": INTERNAL_TEAM, "domain": "vendor"},
-        "enterprise": None, "is_enterprise_install": False,
-        "view": {"id": "VHOME0001", "team_id": INTERNAL_TEAM, "type": "home", "blocks": [],
-                 "private_metadata": "", "callback_id": "", "state": {"values": {}},
-                 "hash": "1.a", "app_id": "AAPP0001", "external_id": "",
-                 "app_installed_team_id": INTERNAL_TEAM, "bot_id": "BBOT0001"},
-        "actions": [{"action_id": cards.A_HOME_NEW, "block_id": "home0", "value": "new",
-                     "type": "button", "style": "primary", "action_ts": f"{time.time():.6f}",
-                     "text": {"type": "plain_text", "text": "New sizing", "emoji": True}}],
-    }
-    status, _ = bot.client.post_action(payload)
-    assert status == 200
 
 
 def test_app_home_new_sizing_then_top_level_answers(bot: BotServer, fake: FakeSlack) -> None:
-    _home_click(bot)
+    home_click(bot)
     (post,) = fake.wait_for("chat.postMessage", 1)
     assert post.params["channel"] == DM and not post.params.get("thread_ts")
     q_ts = next(iter(fake.messages[DM]))

@@ -32,6 +32,7 @@ from tests.bot.harness import (
     click_to_card,
     find_element,
     first_choice,
+    home_click,
     message,
     wait_version_change,
 )
@@ -516,33 +517,13 @@ def test_help_in_a_dm_explains_instead_of_starting_a_sizing(bot: BotServer,
 # ------------------------------------------------------------------ App Home
 
 
-def _home_click(bot: BotServer, user: str = REP) -> None:
-    """A block_actions payload from the Home tab: the container is the view, no channel."""
-    payload = {
-        "type": "block_actions",
-        "user": {"id": user, "username": user.lower(), "name": user.lower(),
-                 "team_id": INTERNAL_TEAM},
-        "api_app_id": "AAPP0001", "token": "deprecated-verification-token",
-        "container": {"type": "view", "view_id": "VHOME0001"},
-        "trigger_id": "1.2.3", "team": {"id": INTERNAL_TEAM, "domain": "vendor"},
-        "enterprise": None, "is_enterprise_install": False,
-        "view": {"id": "VHOME0001", "team_id": INTERNAL_TEAM, "type": "home", "blocks": [],
-                 "private_metadata": "", "callback_id": "", "state": {"values": {}},
-                 "hash": "1.a", "app_id": "AAPP0001", "external_id": "",
-                 "app_installed_team_id": INTERNAL_TEAM, "bot_id": "BBOT0001"},
-        "actions": [{"action_id": cards.A_HOME_NEW, "block_id": "home0", "value": "new",
-                     "type": "button", "style": "primary", "action_ts": f"{time.time():.6f}",
-                     "text": {"type": "plain_text", "text": "New sizing", "emoji": True}}],
-    }
-    status, _ = bot.client.post_action(payload)
-    assert status == 200
 
 
 def test_home_new_sizing_from_the_view_and_its_failures(
     serve: Callable[..., BotServer], own_redis: RedisProcess, fake: FakeSlack
 ) -> None:
     bot = serve(own_redis.url)
-    _home_click(bot)
+    home_click(bot)
     (post,) = fake.wait_for("chat.postMessage", 1)
     assert post.params["channel"] == "DREP0001" and not post.params.get("thread_ts")
     fake.quiet(0.2)
@@ -555,12 +536,12 @@ def test_home_new_sizing_from_the_view_and_its_failures(
     assert not fake.calls("views.publish")
     # the DM cannot be opened: said on the Home tab (there is no channel to answer in)
     fake.fail("conversations.open", "user_disabled")
-    _home_click(bot, user=COLLEAGUE)
+    home_click(bot, user=COLLEAGUE)
     (view,) = fake.wait_for("views.publish", 1)
     assert "no sizing was started" in json.dumps(view.params["view"])
     # the store is down: said on the Home tab too
     own_redis.stop()
-    _home_click(bot, user=CUSTOMER)
+    home_click(bot, user=CUSTOMER)
     views = fake.wait_for("views.publish", 2)
     assert views[-1].params["user_id"] == CUSTOMER
     assert "cannot reach its store" in json.dumps(views[-1].params["view"])
