@@ -270,8 +270,12 @@ class Turns:
         self.ephemeral(channel, user, cards.note_message(text, start=start), thread_ts)
 
     def store_down(self, channel: str, user: str, thread_ts: str | None = None,
-                   respond: Respond | None = None) -> None:
-        """Tell the person the store is unreachable (the ack already went to Slack)."""
+                   respond: Respond | None = None, *, turn: Turn | None = None) -> None:
+        """Tell the person the store is unreachable (the ack already went to Slack), and
+        count it against the turn: one place for every Redis outage a face meets."""
+        if turn is not None:
+            metrics.redis_error()
+            turn.outcome = "store_unavailable"
         self.tell(channel, user, cards.STORE_DOWN, thread_ts, respond)
 
     def render(self, reply: Reply, key: str, owner: str | None) -> dict[str, Any]:
@@ -313,10 +317,11 @@ class Turns:
             t.outcome = "duplicate"
             return False
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
             if where.channel:
-                self.store_down(where.channel, where.user, None)
+                self.store_down(where.channel, where.user, None, turn=t)
+            else:
+                metrics.redis_error()
+                t.outcome = "store_unavailable"
             return False
         return True
 
@@ -373,11 +378,9 @@ class Turns:
             t.outcome = "conflict"
             return
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
             if own_root and root_ts:  # the root we just posted would announce nothing
                 self.api("chat.delete", channel=channel, ts=root_ts)
-            self.store_down(channel, user, None if own_root else root_ts, respond)
+            self.store_down(channel, user, None if own_root else root_ts, respond, turn=t)
             return
         except Exception:
             if own_root and root_ts:
@@ -485,9 +488,7 @@ class Turns:
             self.note(channel, user, CONFLICT, root_ts)
             return
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
-            self.store_down(channel, user, root_ts)
+            self.store_down(channel, user, root_ts, turn=t)
             return
         except Exception:  # a dialogue bug must not leave the person without an answer
             self._failed(t, channel, user, root_ts)
@@ -506,9 +507,7 @@ class Turns:
         try:
             reply = self.dialogue.current(key)
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
-            self.store_down(channel, user, _root_of(key))
+            self.store_down(channel, user, _root_of(key), turn=t)
             return
         if reply is not None:
             t.from_reply(reply)
@@ -577,9 +576,7 @@ class Turns:
                 try:
                     conv = self.dialogue.load(key)
                 except StoreUnavailable:
-                    metrics.redis_error()
-                    t.outcome = "store_unavailable"
-                    self.store_down(channel, user, str(thread_ts))
+                    self.store_down(channel, user, str(thread_ts), turn=t)
                     return
                 # a sizing in progress takes the mention as an answer; a finished one is
                 # replaced by a new sizing (the person is asking again)
@@ -636,9 +633,7 @@ class Turns:
             try:
                 conv = self.dialogue.load(key)
             except StoreUnavailable:
-                metrics.redis_error()
-                t.outcome = "store_unavailable"
-                self.store_down(channel, user, thread_ts)
+                self.store_down(channel, user, thread_ts, turn=t)
                 return
             if conv is None:
                 return
@@ -678,9 +673,7 @@ class Turns:
                     return
             conv = self.dialogue.load(key)
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
-            self.store_down(channel, user, thread_ts)
+            self.store_down(channel, user, thread_ts, turn=t)
             return
         if conv is not None and (
             thread_ts or conv.state not in FINISHED_STATES
@@ -800,9 +793,7 @@ class Turns:
             t.outcome = "conflict"
             self.note(where.channel, where.user, CONFLICT, root)
         elif isinstance(exc, StoreUnavailable):
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
-            self.store_down(where.channel, where.user, root)
+            self.store_down(where.channel, where.user, root, turn=t)
 
     def _clicked_result(
         self, t: Turn, where: _Where, key: str, version: int, root: str | None, missing: str
@@ -816,9 +807,7 @@ class Turns:
             conv = self.dialogue.load(key)
             reply = self.dialogue.current(key)
         except StoreUnavailable:
-            metrics.redis_error()
-            t.outcome = "store_unavailable"
-            self.store_down(where.channel, where.user, root)
+            self.store_down(where.channel, where.user, root, turn=t)
             return None
         if conv is not None and reply is not None and conv.version != version:
             t.outcome = "conflict"
@@ -915,9 +904,7 @@ class Turns:
                 record = self.dialogue.record_quote(key, where.user,
                                                     note="external" if not internal else "")
             except StoreUnavailable:
-                metrics.redis_error()
-                t.outcome = "store_unavailable"
-                self.store_down(where.channel, where.user, root)
+                self.store_down(where.channel, where.user, root, turn=t)
                 return
             except Exception as exc:  # NotFinished or a race with a restart
                 t.outcome = "error"
@@ -969,9 +956,7 @@ class Turns:
             try:
                 conv = self.dialogue.load(key)
             except StoreUnavailable:
-                metrics.redis_error()
-                t.outcome = "store_unavailable"
-                self.store_down(channel, where.user, root)
+                self.store_down(channel, where.user, root, turn=t)
                 return
             if conv is not None and conv.state not in FINISHED_STATES and _unshown(conv.meta):
                 self._reshow(t, key, where.user, channel)  # its question was never shown
