@@ -325,10 +325,11 @@ def vram_bar(numbers: Numbers, width: int = BAR_WIDTH, scope: str = "one node") 
     if not total or total <= 0:
         return None
     weights = max(numbers.weights_gb or 0.0, 0.0)
-    work = sum(
-        max(v or 0.0, 0.0)
-        for v in (numbers.kv_cache_gb, numbers.training_state_gb, numbers.activations_gb)
-    )
+    if numbers.training_state_gb:
+        # the training state already holds the weights and the activations
+        work = max(numbers.training_state_gb - weights, 0.0)
+    else:
+        work = max(numbers.kv_cache_gb or 0.0, 0.0)
     reserve = max(numbers.reserve_gb or 0.0, 0.0)
     used = weights + work + reserve
     scale = width / max(total, used)
@@ -345,7 +346,8 @@ def vram_bar(numbers: Numbers, width: int = BAR_WIDTH, scope: str = "one node") 
         tail += _gb(total)
     legend = [f"█ weights {_gb(weights)}"]
     if work:
-        label = "KV cache" if numbers.kv_cache_gb else "training state + activations"
+        label = ("gradients, optimizer, activations" if numbers.training_state_gb
+                 else "KV cache")
         legend.append(f"▓ {label} {_gb(work)}")
     if reserve:
         legend.append(f"▒ reserve {_gb(reserve)}")

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from bot import cards
 from bot.cards import vram_scope
 from dialogue import Dialogue, MemoryStore, RedisStore, Reply, Store, StoreUnavailable
 from dialogue.slots import expects_number
@@ -30,30 +31,15 @@ def _fmt_gb(v: float | None) -> str:
 
 
 def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
-    """Weights, working set and free VRAM against the node, drawn with characters."""
-    n = rec.numbers
-    total = n.vram_total_gb
-    if not total:
+    """The card's VRAM bar (weights, working set, reserve, free), as plain text lines.
+
+    Drawn by ``bot.cards.vram_bar``, the one place that decides what the bar shows.
+    """
+    bar = cards.vram_bar(rec.numbers, width=width, scope=vram_scope(rec))
+    if bar is None:
         return []
-    # the engine's training_state_gb already counts the activations (engine/decision.py
-    # _state_gb): draw the optimizer state and the activations as two parts of it
-    first = (("#", "training state", n.training_state_gb - (n.activations_gb or 0.0))
-             if n.training_state_gb else ("#", "weights", n.weights_gb or 0.0))
-    parts = [first,
-             ("=", "KV cache" if n.kv_cache_gb else "activations",
-              n.kv_cache_gb or n.activations_gb or 0.0),
-             ("+", "reserve", n.reserve_gb or 0.0)]
-    used = sum(p[2] for p in parts)
-    cells = ""
-    for ch, _, gb in parts:
-        cells += ch * round(width * min(gb, total) / total)
-    over = used > total
-    cells = cells[:width].ljust(width, ".")
-    legend = "  ".join(f"{ch} {name} {_fmt_gb(gb)}" for ch, name, gb in parts if gb)
-    free = max(total - used, 0.0)
-    tail = f"  . free {_fmt_gb(free)}" if not over else f"  OVER by {_fmt_gb(used - total)}"
-    where = f" in {vram_scope(rec)}"
-    return [f"VRAM [{cells}] {_fmt_gb(total)}{where}", f"     {legend}{tail}"]
+    first, legend = bar.split("\n", 1)
+    return [f"VRAM {first.replace('`', '')} ({vram_scope(rec)})", f"     {legend}"]
 
 
 def card(reply: Reply) -> list[str]:

@@ -231,3 +231,19 @@ def test_ended_message_says_why_an_answer_changed_nothing(dialogue: Dialogue) ->
     assert reply.kind == "ended" and reply.error
     msg = valid(cards.render(reply, KEY))
     assert escape(reply.error) in json.dumps(msg["blocks"], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "llama-3.1-70b", "workload": "full-finetune"},
+    {"model": "llama-3.1-70b", "workload": "lora"},
+    {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768},
+    {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192},
+])
+def test_the_vram_bar_of_a_plan_that_fits_never_says_it_overflows(kw: dict[str, Any]) -> None:
+    """The training state includes the weights and activations: count them once."""
+    from engine import SizingRequest, recommend
+
+    rec = recommend(SizingRequest(**kw), alternatives=False)
+    bar = cards.vram_bar(rec.numbers, scope=cards.vram_scope(rec))
+    assert bar is not None
+    assert "needs" not in bar and "free of" in bar

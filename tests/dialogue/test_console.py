@@ -28,7 +28,7 @@ def test_piped_answers_reach_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rc == 0
     assert "ONE 8-GPU NODE" in out
     assert "1. Does it fit one node" in out or "1. " in out
-    assert "VRAM [#" in out and "free" in out  # the bar: weights, KV, free against the node
+    assert "VRAM █" in out and "free of" in out  # the bar: weights, KV, free against the node
     assert "Key numbers:" in out and "Llama 3.1 70B" in out
     assert "Step 1:" in out and ": yes" in out
 
