@@ -26,6 +26,7 @@ from dialogue.sizing import request
 from dialogue.store import Write
 from engine import recommend
 from engine.decision import _recommend_packaged
+from tests.redisproc import counting_connection
 
 N = 400
 
@@ -88,14 +89,7 @@ def without_engine(opening: str, text: str, n: int) -> float:
         sizing.recommend = real
 
 
-class CountingConnection(redis.Connection):
-    """Counts round trips: one packed send is one trip (a pipeline is one send)."""
-
-    sent = 0
-
-    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
-        type(self).sent += 1
-        super().send_packed_command(command, check_health)
+CountingConnection = counting_connection()
 
 
 def redis_numbers(url: str) -> None:

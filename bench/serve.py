@@ -98,6 +98,23 @@ def row(name: str, latencies: list[float], seconds: float) -> dict[str, Any]:
     }
 
 
+def _drain(one: Any, counter: Any, lock: threading.Lock, clients: int,
+           deadline: float) -> None:
+    """Run ``one(i)`` for each i of ``counter`` from ``clients`` threads, until ``deadline``."""
+
+    def worker() -> None:
+        while time.monotonic() < deadline:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            one(i)
+
+    with ThreadPoolExecutor(clients) as pool:
+        for f in [pool.submit(worker) for _ in range(clients)]:
+            f.result()
+
+
 def bench_floor(port: int, requests: int, clients: int, deadline: float) -> dict[str, Any]:
     from tests.ops.server import FreshConn
     from tests.slackreq import block_actions, command_form
@@ -125,21 +142,12 @@ def bench_floor(port: int, requests: int, clients: int, deadline: float) -> dict
         with lock:
             latencies.append(took)
 
-    def worker() -> None:
-        while time.monotonic() < deadline:
-            with lock:
-                i = next(counter, None)
-            if i is None:
-                return
-            one(i)
 
     for i in range(5):  # warm-up: first requests import lazily
         one(10_000_000 + i)
     latencies.clear()
     started = time.monotonic()
-    with ThreadPoolExecutor(clients) as pool:
-        for f in [pool.submit(worker) for _ in range(clients)]:
-            f.result()
+    _drain(one, counter, lock, clients, deadline)
     return row("floor: bare Bolt ack", latencies, time.monotonic() - started)
 
 
@@ -165,13 +173,6 @@ def bench_bot(port: int, fake: Any, conversations: int, clients: int,
                 turns.append(t.turn_s)
                 pids.add(t.pid)
 
-    def worker() -> None:
-        while time.monotonic() < deadline:
-            with lock:
-                i = next(counter, None)
-            if i is None:
-                return
-            one(i)
 
     one(9_000_000)  # warm-up conversation
     acks.clear()
@@ -179,9 +180,7 @@ def bench_bot(port: int, fake: Any, conversations: int, clients: int,
     pids.clear()
     done[0] = 0
     started = time.monotonic()
-    with ThreadPoolExecutor(clients) as pool:
-        for f in [pool.submit(worker) for _ in range(clients)]:
-            f.result()
+    _drain(one, counter, lock, clients, deadline)
     seconds = time.monotonic() - started
     meta = {"conversations": done[0], "turns_per_conversation": len(turns) / max(1, done[0]),
             "workers_seen": len(pids)}

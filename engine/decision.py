@@ -24,6 +24,8 @@ from engine.catalog import Catalog, GPUSpec, LinkSpec, ModelSpec, Policy, catalo
 from engine.comm import Fabric
 from engine.memory import (
     GB,
+    TrainingState,
+    activations_per_gpu,
     int4_bits,
     kv_bytes_per_token,
     kv_cache_bytes,
@@ -250,7 +252,7 @@ def _load_text(ctx: _Ctx) -> str:
     return f"{ctx.req.concurrency} x {tokens_text(ctx.req.context)}"
 
 
-def _fit_because(ctx: _Ctx, plan: InferencePlan, nodes: int = 1) -> str:
+def _fit_because(ctx: _Ctx, plan: InferencePlan) -> str:
     """Node-level evidence: weights against all the VRAM, the KV cache, what stays free."""
     prec = PRECISION_NAME[plan.precision]
     vram = plan.vram_bytes
@@ -515,7 +517,7 @@ def _inference(ctx: _Ctx) -> Recommendation:
     if cluster is not None:
         nodes, pn, copies = cluster
         because = (
-            f"{ctx.node_name(nodes)} ({gb(pn.vram_bytes)}): " + _fit_because(ctx, pn, nodes)
+            f"{ctx.node_name(nodes)} ({gb(pn.vram_bytes)}): " + _fit_because(ctx, pn)
             + f" over {ctx.link.name}; {rate(pn.tokens_per_s)}"
         )
         if copies > 1:
@@ -822,11 +824,10 @@ def _training(ctx: _Ctx) -> Recommendation:
     return _frontier(ctx, state, tokens, deadline, questions, last_plan)
 
 
-def _replicated(ctx: _Ctx, node_plan: TrainingPlan, state: object, nodes: int) -> TrainingPlan:
+def _replicated(
+    ctx: _Ctx, node_plan: TrainingPlan, state: TrainingState, nodes: int
+) -> TrainingPlan:
     """N copies of the one-node layout, data parallel across nodes on the request's link."""
-    from engine.memory import TrainingState
-
-    assert isinstance(state, TrainingState)
     tp, pp = node_plan.tp, node_plan.pp
     dp = node_plan.dp * nodes
     return project(ctx.model, ctx.pc, state, ctx.gpu, ctx.fabric(), ctx.policy,
@@ -836,15 +837,12 @@ def _replicated(ctx: _Ctx, node_plan: TrainingPlan, state: object, nodes: int) -
 
 def _frontier(
     ctx: _Ctx,
-    state: object,
+    state: TrainingState,
     tokens: float,
     deadline: float,
     questions: list[StepAnswer],
     plan: TrainingPlan | None,
 ) -> Recommendation:
-    from engine.memory import TrainingState, activations_per_gpu
-
-    assert isinstance(state, TrainingState)
     pol = ctx.policy
     eff = plan.efficiency if plan is not None else 1.0
     months = _gpu_months(ctx, tokens, eff)
@@ -887,7 +885,7 @@ def _frontier(
     numbers = Numbers(
         vram_total_gb=_r(nodes * ctx.node_bytes / GB),
         weights_gb=_r(2.0 * ctx.pc.total / GB),
-        training_state_gb=_r(_state_gb(getattr(state, "total", 0.0), plan, 0.0)),
+        training_state_gb=_r(_state_gb(state.total, plan, 0.0)),
         scaling_efficiency=round(eff, 3),
         gpu_months=round(months, 1),
         days=round(deadline, 1),
@@ -902,15 +900,12 @@ def _training_result(
     step: int,
     verdict: Verdict,
     plan: TrainingPlan,
-    state: object,
+    state: TrainingState,
     tokens: float,
     questions: list[StepAnswer],
     *,
     replicas: int | None = None,
 ) -> Recommendation:
-    from engine.memory import TrainingState
-
-    assert isinstance(state, TrainingState)
     pol = ctx.policy
     _training_runner_up(ctx, plan)
     ctx.math.append(

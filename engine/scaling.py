@@ -19,7 +19,6 @@ Efficiency is per-GPU throughput against the ideal ``k * P * tokens / (N * peak 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.catalog import GPUSpec, ModelSpec, Policy
@@ -235,8 +234,3 @@ def min_gpus(
         if best is not None:
             return c
     return None
-
-
-def gpus_for_days(tokens: float, per_gpu_tokens_per_s: float, days: float) -> int:
-    """GPUs needed to process ``tokens`` in ``days`` at a per-GPU rate."""
-    return max(1, math.ceil(tokens / (per_gpu_tokens_per_s * days * SECONDS_PER_DAY)))

@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -67,3 +68,18 @@ class RedisProcess:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def counting_connection() -> type:
+    """A redis-py connection class that counts round trips: one packed send is one trip
+    (a pipeline or a script call is one send). Each call gives a fresh counter."""
+    import redis
+
+    class CountingConnection(redis.Connection):
+        sent = 0
+
+        def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+            type(self).sent += 1
+            super().send_packed_command(command, check_health)
+
+    return CountingConnection

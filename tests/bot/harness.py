@@ -214,3 +214,16 @@ def home_click(bot: BotServer, user: str = REP) -> None:
     }
     status, _ = bot.client.post_action(payload)
     assert status == 200
+
+
+def stored_conversations(bot: BotServer) -> dict[str, dict[str, Any]]:
+    """Every conversation the bot keeps in its Redis, by key (the JSON document)."""
+    import redis
+
+    r = redis.Redis.from_url(str(bot.settings.redis_url))
+    out = {}
+    for k in r.scan_iter("gpusizing:conv:*"):
+        doc = r.hget(k, "doc")
+        if doc:
+            out[k.decode().removeprefix("gpusizing:conv:")] = json.loads(doc)
+    return out

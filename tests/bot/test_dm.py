@@ -27,6 +27,7 @@ from tests.bot.harness import (
     home_click,
     is_card,
     message,
+    stored_conversations,
     wait_version_change,
 )
 from tests.fakeslack import FakeSlack
@@ -78,14 +79,6 @@ def _answer(bot: BotServer, fake: FakeSlack, q_ts: str, text: str, *, user: str 
     return msg
 
 
-def _convs(bot: BotServer) -> dict[str, dict[str, Any]]:
-    r = redis.Redis.from_url(str(bot.settings.redis_url))
-    out = {}
-    for k in r.scan_iter("gpusizing:conv:*"):
-        doc = r.hget(k, "doc")
-        if doc:
-            out[k.decode().removeprefix("gpusizing:conv:")] = json.loads(doc)
-    return out
 
 
 def _settled(bot: BotServer, key: str, ts: str) -> None:
@@ -129,7 +122,7 @@ def test_a_whole_dm_sizing_answered_at_top_level_then_a_new_one(
     assert msg["blocks"][0]["text"]["text"].startswith("One 8-GPU node")
     # one message in the DM, updated in place from the first question to the card
     assert len(fake.calls("chat.postMessage")) == 1 and list(fake.messages[DM]) == [q_ts]
-    assert list(_convs(bot)) == [_key()]
+    assert list(stored_conversations(bot)) == [_key()]
     card = msg
     # a change typed at top level refers to the finished sizing: the card is recomputed
     card = _answer(bot, fake, q_ts, "change gpu to H200")
@@ -184,7 +177,7 @@ def test_new_start_over_and_restart_start_a_fresh_sizing(bot: BotServer,
         msg = _answer(bot, fake, fresh, OPENING)
         assert "Llama 3.1 70B" in json.dumps(msg["blocks"])
     assert len(seen) == 4
-    assert list(_convs(bot)) == [_key()]
+    assert list(stored_conversations(bot)) == [_key()]
 
 
 # ------------------------------------------------------------------ other ways into the DM
@@ -222,7 +215,7 @@ def test_slash_command_in_the_dm_then_top_level_answers(bot: BotServer,
     for text in ANSWERS:
         msg = _answer(bot, fake, q_ts, text)
     assert is_card(msg)
-    assert list(fake.messages[DM]) == [q_ts] and list(_convs(bot)) == [_key()]
+    assert list(fake.messages[DM]) == [q_ts] and list(stored_conversations(bot)) == [_key()]
 
 
 def test_a_second_persons_dm_is_independent(bot: BotServer, fake: FakeSlack) -> None:
@@ -239,7 +232,7 @@ def test_a_second_persons_dm_is_independent(bot: BotServer, fake: FakeSlack) -> 
         assert _blocks(fake, DM, mine) == my_before
     assert "70B" in json.dumps(message(fake, DM, mine)["blocks"][0])
     assert "8B" in json.dumps(message(fake, DM2, theirs)["blocks"][0])
-    assert set(_convs(bot)) == {_key(), _key(DM2, COLLEAGUE)}
+    assert set(stored_conversations(bot)) == {_key(), _key(DM2, COLLEAGUE)}
     # the Home tab lists each of a person's DM sizings, though they share the DM's key
     before = set(fake.messages[DM])
     _say(bot, "llama 3.1 8b inference 8 users 8k context")
@@ -266,12 +259,12 @@ def test_a_duplicate_delivery_changes_nothing(bot: BotServer, fake: FakeSlack) -
         before = _blocks(fake, DM, q_ts)
         sent = _say(bot, text)
         wait_version_change(fake, DM, q_ts, before)
-        version = _convs(bot)[_key()]["version"]
+        version = stored_conversations(bot)[_key()]["version"]
         updates = len(fake.calls("chat.update"))
         _say(bot, text, event_id=sent["event_id"], retry=1)
         fake.quiet(0.2)
         # nothing: no second answer, no new sizing after the last one, nobody told anything
-        assert _convs(bot)[_key()]["version"] == version
+        assert stored_conversations(bot)[_key()]["version"] == version
         assert len(fake.calls("chat.update")) == updates
         assert len(fake.calls("chat.postMessage")) == 1
         assert not fake.calls("chat.postEphemeral")
@@ -334,7 +327,7 @@ def test_group_dm_threads_work_like_channel_threads(bot: BotServer, fake: FakeSl
         user=COLLEAGUE, channel=group, text="32", thread_ts=ev["ts"], channel_type="mpim")))
     fake.quiet(0.2)
     assert [c.method for c in fake.calls()[n:] if c.method != "auth.test"] == []
-    assert list(_convs(bot)) == [key]
+    assert list(stored_conversations(bot)) == [key]
     bot.client.post_event(event_envelope(message_event(
         user=REP, channel=group, text="32", thread_ts=ev["ts"], channel_type="mpim")))
     wait_version_change(fake, group, q_ts, before)

@@ -34,6 +34,7 @@ from tests.bot.harness import (
     first_choice,
     home_click,
     message,
+    stored_conversations,
     wait_version_change,
 )
 from tests.fakeslack import FakeSlack
@@ -116,14 +117,6 @@ def _click_el(bot: BotServer, msg: dict[str, Any], action_id: str, *, user: str,
     assert status == 200
 
 
-def _conv_docs(bot: BotServer) -> dict[str, dict[str, Any]]:
-    r = redis.Redis.from_url(str(bot.settings.redis_url))
-    out = {}
-    for k in r.scan_iter("gpusizing:conv:*"):
-        doc = r.hget(k, "doc")
-        if doc:
-            out[k.decode().removeprefix("gpusizing:conv:")] = json.loads(doc)
-    return out
 
 
 # ------------------------------------------------------------------ strangers and stale cards
@@ -141,19 +134,19 @@ def test_stranger_cannot_take_over_an_expired_sizing(bot: BotServer, fake: FakeS
     assert note.params["user"] == COLLEAGUE and f"<@{REP}>" in note.params["text"]
     fake.quiet(0.3)
     assert not [c for c in fake.calls()[n:] if c.method == "chat.update"]
-    assert not _conv_docs(bot)  # nobody owns REP's thread slot now
+    assert not stored_conversations(bot)  # nobody owns REP's thread slot now
     # ... and the same through Compare
     _click_el(bot, card, cards.A_COMPARE, user=COLLEAGUE, ts=q_ts, root=root,
               selected=find_element(card, cards.A_COMPARE)[1]["options"][0]["value"])
     fake.wait_for("chat.postEphemeral", 2)
     fake.quiet(0.3)
-    assert not _conv_docs(bot)
+    assert not stored_conversations(bot)
     # the owner's own Start over restarts it, in place, as theirs
     before = json.dumps(message(fake, SALES, q_ts)["blocks"])
     _click_el(bot, card, f"{cards.A_NAV}_restart", user=REP, ts=q_ts, root=root)
     msg = wait_version_change(fake, SALES, q_ts, before)
     assert f"Only <@{REP}> can answer" in json.dumps(msg)
-    (doc,) = _conv_docs(bot).values()
+    (doc,) = stored_conversations(bot).values()
     assert doc["owner"] == REP
 
 
@@ -302,7 +295,7 @@ def test_messages_slack_delivers_that_are_not_answers(bot: BotServer, fake: Fake
     q_ts = _question_ts(fake, SALES, root)
     _settle(bot)
     msg = message(fake, SALES, q_ts)
-    docs = _conv_docs(bot)
+    docs = stored_conversations(bot)
     n = len(fake.calls())
     for ev in _ignored_events(root):
         status, _ = bot.client.post_event(event_envelope(ev))
@@ -310,7 +303,7 @@ def test_messages_slack_delivers_that_are_not_answers(bot: BotServer, fake: Fake
     fake.quiet(0.4)
     assert [c.method for c in fake.calls()[n:] if c.method != "auth.test"] == []
     assert message(fake, SALES, q_ts) == msg
-    assert _conv_docs(bot) == docs
+    assert stored_conversations(bot) == docs
     # a broadcast reply ("also send to channel") by the owner is an answer
     bot.client.post_event(event_envelope(message_event(
         user=REP, channel=SALES, text="64", thread_ts=root, subtype="thread_broadcast")))
@@ -349,7 +342,7 @@ def test_enterprise_grid_slack_connect_mention_in_a_thread(bot: BotServer, fake:
     reply.update(user_team="EEXT0001", source_team="TEXT0001", team="TEXT0001")
     bot.client.post_event(event_envelope(reply, ext_shared=True))
     wait_version_change(fake, SHARED, q_ts, before)
-    (key,) = _conv_docs(bot)
+    (key,) = stored_conversations(bot)
     assert key.startswith(f"{INTERNAL_TEAM}:{SHARED}:{root}:{CUSTOMER}")
 
 
@@ -396,7 +389,7 @@ def test_question_that_cannot_be_posted_is_told_and_shown_again(
     _mention(bot, fake, text="", thread_ts=root)
     q_ts = _question_ts(fake, SALES, root)
     assert "throughput target" in message(fake, SALES, q_ts)["text"]
-    assert len(_conv_docs(bot)) == 1
+    assert len(stored_conversations(bot)) == 1
     # a typed answer when the question was never shown posts it at once (no wait for a post
     # that is not coming)
     root2 = "1800400000.000100"
@@ -511,7 +504,7 @@ def test_help_in_a_dm_explains_instead_of_starting_a_sizing(bot: BotServer,
                                                            text=text, channel_type="im")))
         post = fake.wait_for("chat.postMessage", n + 1)[-1]
         assert post.params["text"] == turns.HELP and not post.params.get("thread_ts")
-    assert not _conv_docs(bot)
+    assert not stored_conversations(bot)
 
 
 # ------------------------------------------------------------------ App Home

@@ -12,7 +12,7 @@ import redis
 
 from dialogue import Conflict, Dialogue, Duplicate, RedisStore, StoreUnavailable
 from dialogue.store import Stored, Write
-from tests.redisproc import RedisProcess
+from tests.redisproc import RedisProcess, counting_connection
 
 KEY = "T1:C1:1700000000.000100:U1"
 
@@ -204,12 +204,7 @@ def test_duplicate_delivery_ids_are_ignored(redis_url: str) -> None:
     assert conv.answers["model"] == "llama-3.1-70b"
 
 
-class CountingConnection(redis.Connection):
-    sent = 0
-
-    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
-        type(self).sent += 1
-        super().send_packed_command(command, check_health)
+CountingConnection = counting_connection()
 
 
 def test_at_most_two_round_trips_per_turn(redis_url: str) -> None:
