@@ -5,7 +5,7 @@
 What it does, all in one run, loopback only, bounded in count and time:
 
 1. Starts a throwaway redis-server and the local fake Slack Web API (``tests/fakeslack.py``).
-2. **Floor**: starts ``bot.serve`` (the same gunicorn setup: 2 workers x 4 threads) around a
+2. **Floor**: starts ``bot.ops.serve`` (the same gunicorn setup: 2 workers x 4 threads) around a
    bare Bolt app whose listeners only ``ack()``, and sends it the same signed requests the bot
    gets (a slash command, then button clicks), from ``--clients`` threads of *this* process
    (a second process: the servers are subprocesses). Latency = request to HTTP response.
@@ -72,8 +72,8 @@ def floor_app(settings: Any) -> Any:
 
 def serve_floor() -> int:
     """``bench/serve.py --serve-floor``: the floor app under the production server setup."""
-    from bot import serve
-    from bot.settings import load_settings
+    from bot.ops import serve
+    from bot.ops.settings import load_settings
 
     serve.main(load_settings(), bolt_factory=floor_app)
     return 0

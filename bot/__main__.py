@@ -3,7 +3,7 @@
 * no Slack token: the console dialogue on stdin/stdout;
 * ``SLACK_BOT_TOKEN`` + ``SLACK_APP_TOKEN``: Socket Mode (one process; internal use, dev);
 * ``SLACK_BOT_TOKEN`` + ``SLACK_SIGNING_SECRET``: HTTP on ``PORT`` at ``/slack/events``
-  (gunicorn workers, ``bot.serve``).
+  (gunicorn workers, ``bot.ops.serve``).
 
 A missing or malformed setting stops start-up with a message naming it, never its value.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from bot.settings import Settings, SettingsError, load_settings
+from bot.ops.settings import Settings, SettingsError, load_settings
 
 
 def main() -> int:
@@ -25,7 +25,7 @@ def main() -> int:
         from bot import console
 
         return int(console.main(sys.stdin, sys.stdout))
-    from bot import logs
+    from bot.ops import logs
 
     logs.setup_logging(settings.log_level)
     for secret in (settings.slack_bot_token, settings.slack_app_token,
@@ -34,7 +34,7 @@ def main() -> int:
             logs.add_secret(secret.get_secret_value())
     if settings.mode == "socket":
         return run_socket_mode(settings)
-    from bot import serve
+    from bot.ops import serve
 
     serve.main(settings)
     return 0
@@ -59,8 +59,8 @@ def run_socket_mode(settings: Settings) -> int:
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError
 
-    from bot import logs
-    from bot.app import create_app
+    from bot.ops import logs
+    from bot.slack.app import create_app
 
     assert settings.slack_app_token is not None
     log = logging.getLogger("bot")

@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot import cards
-from bot.cards import vram_scope
+from bot.slack import cards
+from bot.slack.cards import vram_scope
 from dialogue import Dialogue, MemoryStore, RedisStore, Reply, Store, StoreUnavailable
 from dialogue.slots import expects_number
 from engine.result import VERDICT_TEXT, Recommendation
@@ -33,7 +33,7 @@ def _fmt_gb(v: float | None) -> str:
 def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
     """The card's VRAM bar (weights, working set, reserve, free), as plain text lines.
 
-    Drawn by ``bot.cards.vram_bar``, the one place that decides what the bar shows.
+    Drawn by ``bot.slack.cards.vram_bar``, the one place that decides what the bar shows.
     """
     bar = cards.vram_bar(rec.numbers, width=width, scope=vram_scope(rec))
     if bar is None:

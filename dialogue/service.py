@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from dialogue import parse, render
 from dialogue.commands import Command, command
 from dialogue.conversation import SCHEMA_VERSION, AnswerValue, Conversation
-from dialogue.errors import NotFinished, NotOwner
+from dialogue.errors import Duplicate, NotFinished, NotOwner
 from dialogue.machine import CANCELLED, DONE, INITIAL, Turn, fire
 from dialogue.opening import extract
 from dialogue.reply import Choice, Reply
@@ -85,6 +85,8 @@ class Dialogue:
     ) -> Reply:
         """A new sizing at ``key`` (replacing whatever was there), pre-filled from ``opening``."""
         stored = self.store.read(key, delivery_id)
+        if stored is not None and stored.applied:
+            raise Duplicate(delivery_id or "")
         old_version = stored.version if stored is not None else None
         now = self.clock()
         conv = Conversation(
@@ -118,7 +120,7 @@ class Dialogue:
         conv.history.clear()  # nothing was shown yet: 'back' follows the tree from here
         self.store.write(key, Write(
             doc=conv.to_json(), version=conv.version, expected=old_version,
-            ttl_seconds=self.ttl_seconds, replace=True, meta=conv.meta,
+            ttl_seconds=self.ttl_seconds, replace=True, meta=conv.meta, delivery_id=delivery_id,
             **self._finish_records(conv, out, now),
         ))
         return self._render(conv, out, kind="question" if out.error else None)
@@ -134,6 +136,8 @@ class Dialogue:
     ) -> Reply:
         """Apply a typed answer or a button value (the same path) to the sizing at ``key``."""
         stored = self.store.read(key, delivery_id)
+        if stored is not None and stored.applied:
+            raise Duplicate(delivery_id or "")
         conv = self._decode(stored)
         if conv is None:
             cmd = command(text)
@@ -158,7 +162,8 @@ class Dialogue:
             conv.expires_at = now + self.ttl_seconds
             self.store.write(key, Write(
                 doc=conv.to_json(), version=conv.version, expected=expected,
-                ttl_seconds=self.ttl_seconds, **self._finish_records(conv, out, now),
+                ttl_seconds=self.ttl_seconds, delivery_id=delivery_id,
+                **self._finish_records(conv, out, now),
             ))
         return self._render(conv, out)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot import blockkit
+from bot.slack import blockkit
 from tests.bot.harness import BotServer, populate
 from tests.fakeslack import FakeSlack
 

@@ -17,9 +17,9 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 
-from bot import blockkit, cards
-from bot.app import create_app
-from bot.settings import Settings
+from bot.ops.settings import Settings
+from bot.slack import blockkit, cards
+from bot.slack.app import create_app
 from tests.fakeslack import FakeSlack
 from tests.slackreq import SignedClient, block_actions
 

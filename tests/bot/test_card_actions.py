@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot import blockkit, cards
+from bot.slack import blockkit, cards
 from tests.bot.harness import (
     COLLEAGUE,
     INTERNAL_TEAM,

@@ -1,4 +1,4 @@
-"""Every message the bot can produce, validated against Block Kit's limits (bot/blockkit.py)."""
+"""Every message the bot can produce, checked against Block Kit's limits (bot/slack/blockkit.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot import blockkit, cards
-from bot.escape import clip_escaped, escape, unescape
-from bot.turns import HELP, NOT_OWNER, STALE, compare_gpus
+from bot.slack import blockkit, cards
+from bot.slack.escape import clip_escaped, escape, unescape
+from bot.slack.turns import HELP, NOT_OWNER, STALE, compare_gpus
 from dialogue import Choice, Dialogue, MemoryStore, Reply
 from engine import SizingRequest, recommend
 from engine.result import Recommendation

@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 
-from bot import cards, turns
+from bot.slack import cards, turns
 from tests.bot.harness import (
     COLLEAGUE,
     INTERNAL_TEAM,

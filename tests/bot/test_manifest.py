@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.listeners.commands import COMMAND
+from bot.slack.listeners.commands import COMMAND
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "slack"
 EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups", "message.mpim",

@@ -11,7 +11,7 @@ from typing import Any
 
 import redis
 
-from bot import cards
+from bot.slack import cards
 from tests.bot.harness import (
     COLLEAGUE,
     CUSTOMER,

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bot.settings import Settings, SettingsError, load_settings
+from bot.ops.settings import Settings, SettingsError, load_settings
 
 SECRET_LOOKING = "xoxb-0000-SUPERSECRETVALUE"
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import redis
 
-from bot import cards, turns
+from bot.slack import cards, turns
 from dialogue import Dialogue, RedisStore
 from tests.bot.harness import (
     COLLEAGUE,
@@ -312,7 +312,7 @@ def test_messages_slack_delivers_that_are_not_answers(bot: BotServer, fake: Fake
 
 def test_channel_chatter_is_not_counted_as_turns(bot: BotServer, fake: FakeSlack,
                                                  caplog: Any) -> None:
-    from bot import logs
+    from bot.ops import logs
 
     caplog.set_level("INFO", logger=logs.TURN_LOGGER)
     bot.client.post_event(event_envelope(message_event(user=REP, channel=SALES, text="hi")))

@@ -276,8 +276,8 @@ def test_first_deliveries_are_not_counted_as_retries(
     from slack_bolt.adapter.socket_mode.internals import run_bolt_app
     from slack_sdk.socket_mode.request import SocketModeRequest
 
-    from bot import metrics
-    from bot.app import create_app
+    from bot.ops import metrics
+    from bot.slack.app import create_app
 
     counted: list[str] = []
     monkeypatch.setattr(metrics, "slack_retry", counted.append)

@@ -13,8 +13,8 @@ from wsgiref.util import setup_testing_defaults
 
 import pytest
 
-from bot import serve
-from bot.settings import Settings
+from bot.ops import serve
+from bot.ops.settings import Settings
 from tests.ops import yamlmini
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,7 +253,7 @@ def test_compose_redis_persists_and_never_evicts() -> None:
 
 
 def test_operations_doc_names_the_real_metrics() -> None:
-    from bot import metrics
+    from bot.ops import metrics
 
     doc = (ROOT / "docs" / "operations.md").read_text()
     metrics._reset_for_tests()

@@ -1,4 +1,4 @@
-"""bot.metrics and bot.logs: what operators read must be right and must never leak a secret."""
+"""bot.ops.metrics and bot.ops.logs: what operators read must be right and never leak a secret."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import logs, metrics
+from bot.ops import logs, metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,14 +68,14 @@ def test_multiprocess_mode_sums_worker_processes(tmp_path: Path) -> None:
     """Two processes record, a third renders the sum: what /metrics does under gunicorn.
 
     prometheus_client is imported *before* the variable is set, as happens in the gunicorn
-    master; bot.metrics must still pick multiprocess mode.
+    master; bot.ops.metrics must still pick multiprocess mode.
     """
     script = textwrap.dedent(
         """
         import os, sys
         import prometheus_client  # imported before the variable is set
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = sys.argv[1]
-        from bot import metrics
+        from bot.ops import metrics
         if sys.argv[2] == "record":
             metrics.observe_turn("command", "ok", 0.1)
             metrics.recommendation("replicas")

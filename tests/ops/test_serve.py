@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.turns import make_key
+from bot.slack.turns import make_key
 from dialogue import Dialogue, RedisStore
 from tests.fakeslack import FakeSlack
 from tests.ops.drive import Driven, drive

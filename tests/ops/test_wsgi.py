@@ -9,8 +9,8 @@ from wsgiref.util import setup_testing_defaults
 import pytest
 from slack_bolt import App
 
-from bot import serve
-from bot.settings import Settings
+from bot.ops import serve
+from bot.ops.settings import Settings
 
 
 def _call(app: serve.BotWsgi, path: str, method: str = "GET") -> tuple[int, dict[str, Any]]:

@@ -1,8 +1,9 @@
 """The Bolt app factory: one code path for Socket Mode, HTTP workers and the tests.
 
-Why a thin factory: everything that decides something lives in ``bot/turns.py`` (glue) and
-``bot/cards.py`` (rendering); this only wires a ``WebClient`` (pointed at ``SLACK_API_URL``, so
-tests run against a local fake, with slack_sdk's retry handlers for 429 and connection errors)
+Why a thin factory: everything that decides something lives in ``bot/slack/turns.py`` (glue)
+and ``bot/slack/cards.py`` (rendering); this only wires a ``WebClient`` (pointed at
+``SLACK_API_URL``, so tests run against a local fake, with slack_sdk's retry handlers for 429 and
+connection errors)
 and a ``Dialogue`` (Redis when ``REDIS_URL`` is set) into a Bolt ``App``, and registers the
 listeners by surface. The retry handlers sleep in the listener thread, after the ack, never on
 the 3-second ack path (notes §5).
@@ -24,9 +25,10 @@ from slack_sdk.http_retry import (
     RetryState,
 )
 
-from bot import listeners, metrics
-from bot.settings import Settings
-from bot.turns import Turns
+from bot.ops import metrics
+from bot.ops.settings import Settings
+from bot.slack import listeners
+from bot.slack.turns import Turns
 from dialogue import Dialogue, MemoryStore, RedisStore
 
 log = logging.getLogger(__name__)

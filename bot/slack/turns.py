@@ -1,10 +1,10 @@
 """The glue between Slack payloads and the dialogue: one method per kind of turn.
 
-Listeners (``bot/listeners/``) ack first, then call a method here. Each method:
+Listeners (``bot/slack/listeners/``) ack first, then call a method here. Each method:
 
 1. builds the conversation key from the payload (or reads it from the clicked block's id),
 2. asks the dialogue (which loads, dedupes, compare-and-sets and answers with plain data),
-3. renders the reply with ``bot/cards.py`` and updates the thread's question message in place,
+3. renders the reply with ``bot/slack/cards.py`` and updates the thread's question message in place,
 4. records one metric and one log line for the turn.
 
 Why these choices:
@@ -47,9 +47,10 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot import cards, logs, metrics
-from bot.escape import escape, unescape
-from bot.settings import Settings
+from bot.ops import logs, metrics
+from bot.ops.settings import Settings
+from bot.slack import cards
+from bot.slack.escape import escape, unescape
 from dialogue import (
     Conflict,
     Conversation,
@@ -110,6 +111,7 @@ NEW_WORDS = frozenset({"new"})
 # typed to a finished DM sizing at top level, these refer to it (they cannot open a sizing)
 DONE_COMMANDS = frozenset({"change", "back"})
 META_WAIT_S = 2.0
+CLAIM_TTL_SECONDS = 24 * 3600
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
@@ -312,10 +314,9 @@ class Turns:
         when already claimed or when the store is unreachable.
         """
         try:
-            self.dialogue.store.read(f"claim:{once}", once)
-        except Duplicate:
-            t.outcome = "duplicate"
-            return False
+            if not self.dialogue.store.claim(once, CLAIM_TTL_SECONDS):
+                t.outcome = "duplicate"
+                return False
         except StoreUnavailable:
             if where.channel:
                 self.store_down(where.channel, where.user, None, turn=t)

@@ -4,7 +4,7 @@ Why a home-made validator: Slack rejects an over-long block with ``invalid_block
 in front of a customer. The numbers below are from ``/work/shared/notes/slack.md`` §3 (Block Kit
 limits), which cites docs.slack.dev, @slack/types and slack_sdk's model validators. Where the
 sources disagree we take the stricter figure (option ``value``: 75, not slack_sdk's 150).
-``bot/cards.py`` clips to these numbers; the tests call :func:`validate_message` and
+``bot/slack/cards.py`` clips to these numbers; the tests call :func:`validate_message` and
 :func:`validate_view` on every card, question, error and home view.
 """
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from bot import cards
-from bot.turns import Turns, install_team
+from bot.slack import cards
+from bot.slack.turns import Turns, install_team
 
 
 def register(app: App, turns: Turns) -> None:

@@ -2,13 +2,13 @@
 
 Why pure: every message the bot can post is produced here from plain data, so a test can build
 each one (every question, every verdict's card, errors, the home view) and check it against
-Block Kit's limits (``bot/blockkit.py``) without a network.
+Block Kit's limits (``bot/slack/blockkit.py``) without a network.
 
 Rules kept everywhere in this module:
 
 * Anything that may contain what a person typed (questions echo answers, notices, errors, model
-  names the engine could not resolve) goes through :func:`bot.escape.escape` before it is put in
-  ``mrkdwn`` or the top-level ``text``; labels of buttons and options are ``plain_text``, which
+  names the engine could not resolve) goes through :func:`bot.slack.escape.escape` before it is
+  put in ``mrkdwn`` or the top-level ``text``; labels of buttons and options are ``plain_text``, which
   Slack does not parse for mentions.
 * Every text is clipped to its limit, and every message has a plain fallback ``text`` (mobile
   notifications and screen readers read only that; notes §3).
@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bot import blockkit as bk
-from bot.escape import clip, clip_escaped, clip_md, escape
+from bot.slack import blockkit as bk
+from bot.slack.escape import clip, clip_escaped, clip_md, escape
 from dialogue.reply import Choice, Reply
 from engine.result import VERDICT_TEXT, Numbers, Recommendation
 
@@ -34,7 +34,7 @@ Block = dict[str, Any]
 Message = dict[str, Any]
 
 BLOCK_ID_PREFIX = "gs1"
-# Action ids. Listeners match them by these names / prefixes (bot/listeners/actions.py).
+# Action ids. Listeners match them by these names / prefixes (bot/slack/listeners/actions.py).
 A_ANSWER = "gs_answer"  # gs_answer_<n>: a choice button; gs_answer_select: the choice menu
 A_NAV = "gs_nav"  # gs_nav_<n>: back / change / restart / cancel / help
 A_CHANGE = "gs_change"  # menu of answers to change (on the card)

@@ -6,11 +6,11 @@ Why it is built this way:
   whichever worker the kernel hands the connection to. Per-process counters would then jump
   back and forth between scrapes. prometheus_client's *multiprocess mode* fixes that: every
   process writes its values to mmap files in ``PROMETHEUS_MULTIPROC_DIR`` and ``render()``
-  sums all of them. ``bot.serve`` prepares (and cleans) that directory in the gunicorn master
+  sums all of them. ``bot.ops.serve`` prepares (and cleans) that directory in the gunicorn master
   before any worker forks.
 * Without that variable (Socket Mode, the console, tests) a plain per-process registry is used.
 * prometheus_client decides between the two when *it* is imported (``values.ValueClass``), which
-  may happen in the master before ``bot.serve`` has set the variable. So the metric objects are
+  may happen in the master before ``bot.ops.serve`` has set the variable. So the metric objects are
   built lazily, on first use, and at that moment the value class is re-chosen from the
   environment. The master never records a metric, so every value lives in a worker's own file.
 * Metrics are instrumentation, never a reason for a turn to fail: every recorder swallows and

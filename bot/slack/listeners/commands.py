@@ -6,7 +6,7 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, Respond
 
-from bot.turns import Turns, install_team
+from bot.slack.turns import Turns, install_team
 
 COMMAND = "/gpu-sizing"
 

@@ -1,7 +1,7 @@
 """Listeners grouped by Slack surface; each module has ``register(app, turns)``.
 
 Every listener acknowledges first (events are acknowledged by Bolt itself), then hands the
-payload to :class:`bot.turns.Turns`. With ``process_before_response=False`` Bolt's thread
+payload to :class:`bot.slack.turns.Turns`. With ``process_before_response=False`` Bolt's thread
 runner returns the HTTP 200 as soon as ``ack()`` is called and keeps the listener running in
 its executor, so Redis, the engine and Slack API calls (with their 429 back-offs) all happen
 after Slack got its answer (notes §1.2).
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.listeners import actions, commands, events, views
-from bot.turns import Turns
+from bot.slack.listeners import actions, commands, events, views
+from bot.slack.turns import Turns
 
 
 def register(app: App, turns: Turns) -> None:

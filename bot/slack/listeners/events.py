@@ -11,7 +11,7 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
-from bot.turns import Turns, install_team
+from bot.slack.turns import Turns, install_team
 
 
 def register(app: App, turns: Turns) -> None:

@@ -4,7 +4,7 @@ Why it is built this way:
 
 * **gunicorn, programmatically.** ``python -m bot`` stays the one entry point (Docker, compose,
   Kubernetes, ``make run``); :class:`BotServer` is a ``BaseApplication`` so no config file or
-  command line has to agree with :class:`bot.settings.Settings`.
+  command line has to agree with :class:`bot.ops.settings.Settings`.
 * **Workers are stateless.** Every conversation lives in Redis, so ``WEB_CONCURRENCY`` worker
   processes (and any number of pods) can take any click. The Bolt app, its Slack client and its
   Redis connections are built *in each worker after the fork* (``preload_app`` is off and
@@ -23,13 +23,13 @@ Why it is built this way:
   cover the slowest turn (Kubernetes: ``terminationGracePeriodSeconds`` > ``graceful_timeout``).
 * **Metrics across workers.** ``PROMETHEUS_MULTIPROC_DIR`` is created (or emptied) in the master
   before any fork and removed at exit; ``child_exit`` marks a dead worker's live gauges gone,
-  its counters keep counting in the sum (see :mod:`bot.metrics`).
+  its counters keep counting in the sum (see :mod:`bot.ops.metrics`).
 * **Probes.** ``/healthz`` answers while the process can serve HTTP at all (liveness: restart
   me if not). ``/readyz`` answers 200 only when this worker's Bolt app is built and Redis
   answers PING within :data:`READY_TIMEOUT_S` (readiness: send me traffic). A Redis outage
   takes pods out of the Service rather than restarting them, which would not help.
 * **Secrets never logged.** Settings hold them as ``SecretStr``; their literal values are also
-  registered with :func:`bot.logs.add_secret` so any accidental echo is redacted.
+  registered with :func:`bot.ops.logs.add_secret` so any accidental echo is redacted.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 
-from bot import logs, metrics
+from bot.ops import logs, metrics
 
 if TYPE_CHECKING:
     from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     import redis
     from slack_bolt import App
 
-    from bot.settings import Settings
+    from bot.ops.settings import Settings
 
 __all__ = ["BotServer", "BotWsgi", "gunicorn_options", "main", "make_wsgi_app"]
 
@@ -78,7 +78,7 @@ BoltFactory = Callable[["Settings"], "App"]
 
 def _default_bolt_factory(settings: Settings) -> App:
     """The Slack colleague's app, built with its real Redis-backed dialogue."""
-    from bot.app import create_app
+    from bot.slack.app import create_app
 
     app: App = create_app(settings)
     return app

@@ -7,8 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from bot import cards
-from bot.turns import Turns, install_team
+from bot.slack import cards
+from bot.slack.turns import Turns, install_team
 
 # gs_answer_<n>, gs_answer_select_<n>, gs_nav_<n>, gs_nav_restart: one dialogue turn each
 ANSWER = re.compile(rf"^(?:{cards.A_ANSWER}|{cards.A_NAV})_")

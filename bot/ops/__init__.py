@@ -1,0 +1,1 @@
+"""Running the bot in production: settings, the HTTP server, metrics and logs."""
