@@ -1,24 +1,40 @@
 """What the engine answers: a recommendation with its evidence, as plain validated data.
 
-Field names are a contract (``python -m engine recommend --json``, the dialogue, the
-cards): rename nothing without updating those.
+Field names are a contract (``python -m engine recommend --json``, the dialogue, the faces):
+rename nothing without updating those. Prose never crosses this boundary: every sentence is
+a :class:`engine.wording.Message` (an id and the numbers it mentions) that a face renders in
+the conversation's language. The figures a face draws (the VRAM picture) are computed here,
+once, so the bar and step 1 can never disagree.
+
+Units: figures ending in ``_gb`` are decimal GB (10^9 bytes); shares are 0..1; rates are
+tokens per second unless named otherwise.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from engine.wording import Message
 
 Verdict = Literal["single_node", "single_node_int4", "replicas", "multi_node", "frontier"]
 Answer = Literal["yes", "no", "not applicable"]
+#: Weight formats. ``int4`` (AWQ/GPTQ W4A16), ``nvfp4`` (4-bit weights and activations on FP4
+#: tensor cores), ``mxfp4`` (a checkpoint shipped in MXFP4, e.g. gpt-oss): all three are the
+#: article's "4-bit" step 2.
+Precision = Literal["bf16", "fp16", "fp8", "int4", "nvfp4", "mxfp4", "nf4"]
+KVPrecision = Literal["bf16", "fp8"]
+Workload = Literal["inference", "lora", "qlora", "full-finetune", "pretrain"]
+WorkKind = Literal["kv_cache", "training_state"]
 
-VERDICT_TEXT: dict[str, str] = {
-    "single_node": "One 8-GPU node",
-    "single_node_int4": "One 8-GPU node, with INT4 weights",
-    "replicas": "Data-parallel replicas of one node",
-    "multi_node": "A multi-node cluster on InfiniBand",
-    "frontier": "Frontier-scale: SXM / IB NDR, or don't do it in-house",
+#: Verdict -> the message id of its short name ("One 8-GPU node", ...), in the engine catalog.
+VERDICT_IDS: dict[str, str] = {
+    "single_node": "verdict.single_node",
+    "single_node_int4": "verdict.single_node_int4",
+    "replicas": "verdict.replicas",
+    "multi_node": "verdict.multi_node",
+    "frontier": "verdict.frontier",
 }
 
 
@@ -32,58 +48,113 @@ class Layout(_Out):
     dp: int = Field(ge=1)
 
 
-class Numbers(_Out):
-    """The figures behind a verdict (GB = 1e9 bytes). ``None`` where not relevant.
+class Segments(_Out):
+    """Where one scope's VRAM goes: the bar a face draws, and the free share step 1 quotes.
 
-    With replicas (of a node or of a cluster) the figures describe one replica; ``nodes``
-    and ``gpus_needed`` count them all.
+    ``weights_gb`` counts every copy of the weights in the scope (a TP=4 x DP=2 node holds
+    two). ``work_gb`` is the KV cache (inference) or gradients + optimizer + activations
+    (training). When the demand exceeds the VRAM, ``free_gb`` is negative: the bar shows it.
     """
 
-    vram_total_gb: float | None = Field(None, description="VRAM of all GPUs the verdict uses")
+    vram_gb: float = Field(gt=0)
+    weights_gb: float = Field(ge=0)
+    work_gb: float = Field(ge=0)
+    work: WorkKind
+    reserve_gb: float = Field(ge=0)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def used_gb(self) -> float:
+        return self.weights_gb + self.work_gb + self.reserve_gb
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def free_gb(self) -> float:
+        return self.vram_gb - self.used_gb
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def free_share(self) -> float:
+        return max(0.0, self.free_gb / self.vram_gb)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def weights_share(self) -> float:
+        return self.weights_gb / self.vram_gb
+
+
+class MemoryPicture(_Out):
+    """The VRAM of one copy of the deployment (a node, or one cluster) and of all copies."""
+
+    scope_nodes: int = Field(ge=1, description="nodes in one copy")
+    copies: int = Field(ge=1, description="identical copies (replicas); 1 when none")
+    per_copy: Segments
+    total: Segments
+
+
+class Numbers(_Out):
+    """The figures behind a verdict. ``None`` where not relevant.
+
+    With replicas (of a node or of a cluster) the per-deployment figures describe one copy;
+    ``nodes`` on the recommendation and ``gpus_needed`` count them all.
+    """
+
+    memory: MemoryPicture | None = Field(None, description="the VRAM picture (bar + free share)")
+    vram_total_gb: float | None = Field(None, description="VRAM of one copy of the deployment")
     weights_gb: float | None = Field(None, description="one copy of the weights")
-    weights_share: float | None = Field(None, description="weights_gb / vram_total_gb")
+    weights_share: float | None = Field(None, description="weights / VRAM of the GPUs holding them")
     kv_bytes_per_token: int | None = Field(None, description="one token, every layer keeping it")
-    kv_cache_gb: float | None = Field(
-        None, description="KV cache at the requested concurrency x context, all copies"
-    )
+    kv_cache_gb: float | None = Field(None, description="KV cache at the sized load, one copy")
     training_state_gb: float | None = Field(
-        None, description="weights + gradients + optimizer + activations on the verdict's GPUs"
+        None, description="weights + gradients + optimizer + activations, one copy"
     )
-    activations_gb: float | None = Field(None, description="activations, all GPUs (training)")
-    reserve_gb: float | None = Field(None, description="runtime reserve, all GPUs")
-    free_share: float | None = Field(None, description="VRAM left after weights, KV, reserve")
+    activations_gb: float | None = Field(None, description="activations, one copy (training)")
+    reserve_gb: float | None = Field(None, description="runtime reserve, one copy")
+    free_share: float | None = Field(None, description="VRAM left after weights, work, reserve")
     max_concurrency: int | None = Field(
-        None, description="the most sequences at the requested context that fit"
+        None, description="the most sequences at the sized context one copy holds"
     )
     node_tokens_per_s: float | None = Field(
-        None, description="output tokens/s of one deployment (a node, or the cluster)"
+        None, description="output tokens/s of one copy (a node, or one cluster)"
     )
+    total_tokens_per_s: float | None = Field(None, description="output tokens/s of all copies")
+    # Serving, as a user sees it (in-flight batching at the sized load).
+    ttft_s: float | None = Field(None, description="time to first token at the sized load")
+    tpot_ms: float | None = Field(None, description="time per output token a user sees")
+    per_user_tokens_per_s: float | None = Field(None, description="1000 / tpot_ms")
+    requests_per_s: float | None = Field(None, description="requests/s all copies sustain")
+    # Training.
     scaling_efficiency: float | None = Field(
         None, description="per-GPU throughput against the ideal (training)"
     )
+    mfu: float | None = Field(None, description="model FLOPs utilisation of the run (training)")
     gpu_months: float | None = Field(None, description="GPU time of the training run")
     days: float | None = Field(None, description="projected wall-clock days (training)")
-    gpus_needed: int | None = Field(None, description="GPUs the verdict uses")
+    gpus_needed: int | None = Field(None, description="GPUs the verdict uses, all copies")
     min_gpus: int | None = Field(None, description="fewest GPUs of one node the job fits")
 
 
 class StepAnswer(_Out):
+    """One of the article's five questions, its answer, and the evidence (a message whose
+    params are the numbers behind it)."""
+
     step: int = Field(ge=1, le=5)
-    question: str
+    question: Message
     answer: Answer
-    because: str
+    because: Message
 
 
 class Alternative(_Out):
     """Another configuration worth showing beside the verdict, with its own numbers."""
 
-    label: str
+    kind: Literal["gpu", "layout", "precision", "as_asked", "kv_precision"]
+    label: Message
     verdict: Verdict | None
     gpu: str
     nodes: int
-    precision: str
+    precision: Precision
     layout: Layout | None
-    summary: str
+    summary: Message
     numbers: Numbers
 
 
@@ -93,25 +164,28 @@ class ModelRef(_Out):
     params_b: float
     active_params_b: float
     in_catalog: bool
+    moe: bool = False
+    native_precision: Precision | None = None
 
 
 class Recommendation(_Out):
     step: int = Field(ge=1, le=5)
     verdict: Verdict
-    headline: str
-    nodes: int
+    headline: Message
+    nodes: int = Field(ge=1, description="all nodes, every copy included")
     gpus_per_node: int
     gpu: str
     gpu_name: str
-    precision: str
+    precision: Precision
+    kv_precision: KVPrecision
     layout: Layout
     replicas: int | None
     interconnect: str | None
     model: ModelRef
-    workload: str
+    workload: Workload
     numbers: Numbers
     questions: list[StepAnswer]
-    caveats: list[str]
-    assumptions: list[str]
+    caveats: list[Message]
+    assumptions: list[Message]
     alternatives: list[Alternative]
-    math: list[str] = Field(description="formulas with the constants used, for 'Show the math'")
+    math: list[Message] = Field(description="formulas with the constants used ('Show the math')")
