@@ -8,6 +8,8 @@ MLA latents, sliding-window layers). Run: ``.venv/bin/python bench/accuracy.py``
 - llm-analysis / accelerate-style GQA: ``2 * L * kv_heads * head_dim * 2 B`` (no MLA, no windows;
   for MLA models the config's ``num_key_value_heads`` is used, as those tools do)
 - hf-mem (experimental KV): GQA with sliding windows, no MLA branch
+
+The formulas are transcribed in docs/engine-notes.md#other-calculators.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.catalog import catalog
-from engine.memory import GB, cached_layer_tokens, kv_cache_bytes
+from engine.physics.memory import cached_layer_tokens, kv_cache_bytes
+from engine.units import GB
 
 CONTEXT = 32768
 MODELS = ["llama-3.1-70b", "deepseek-v3", "gemma-3-27b", "gemma-2-27b", "gpt-oss-120b",

@@ -1,4 +1,9 @@
-"""What a person asks the engine: the sizing request, validated once at the edge."""
+"""What a person asks the engine: the sizing request, validated once at the edge.
+
+The request is frozen and hashable, so an answer can be memoized on it (a conversation asks
+the same question again on every turn). The types of its fields (workloads, weight and KV
+precisions) are the ones the answer uses, defined once in engine/result.py.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Workload = Literal["inference", "lora", "qlora", "full-finetune", "pretrain"]
-Precision = Literal["bf16", "fp16", "fp8", "int4"]
-KVPrecision = Literal["bf16", "fp8"]
+from engine.result import KVPrecision, Workload
+
+__all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TRAINING", "AskedPrecision", "KVPrecision",
+           "SizingRequest", "Workload"]
+
+#: The weight formats a person may ask for (the answer may also use NF4 for QLoRA).
+AskedPrecision = Literal["bf16", "fp16", "fp8", "int4"]
 TRAINING: tuple[Workload, ...] = ("lora", "qlora", "full-finetune", "pretrain")
 
 DEFAULT_GPU = "rtx-pro-6000-server"
@@ -16,7 +25,8 @@ DEFAULT_INTERCONNECT = "ib-200"
 
 
 class SizingRequest(BaseModel):
-    """One sizing question. Defaults follow the spec's reading of the decision tree.
+    """One sizing question. Defaults follow docs/decision-tree.md ("How the engine reads the
+    tree").
 
     ``model`` is anything the catalog resolves (HF id, short id, loose form); without it,
     ``params_b`` sizes a dense model from its parameter count with stated assumptions.
@@ -27,7 +37,7 @@ class SizingRequest(BaseModel):
     model: str | None = None
     params_b: float | None = Field(default=None, gt=0, le=100_000)
     workload: Workload = "inference"
-    precision: Precision = "fp8"
+    precision: AskedPrecision = "fp8"
     allow_int4: bool = True
     concurrency: int = Field(default=32, ge=1, le=100_000)
     context: int = Field(default=8192, ge=1, le=10_000_000)

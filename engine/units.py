@@ -166,6 +166,28 @@ def short(x: float, lang: Lang = "en") -> str:
     return text.replace(".", ",") if lang == "fr" else text
 
 
+def precise(x: float, lang: Lang = "en") -> str:
+    """A constant quoted in a formula, up to four significant digits: 4.156, 0.7, 1,597."""
+    if x == 0:
+        return "0"
+    digits = max(0, 3 - math.floor(math.log10(abs(x))))
+    if digits == 0:
+        return number(x, lang)
+    text = f"{round(x, digits):.{digits}f}".rstrip("0").rstrip(".")
+    return text.replace(".", ",") if lang == "fr" else text
+
+
+def sci(x: float, lang: Lang = "en") -> str:
+    """A very large figure in scientific notation, three significant digits: '4.23e20'."""
+    if x == 0:
+        return "0"
+    exp = math.floor(math.log10(abs(x)))
+    mant = x / 10**exp
+    if round(abs(mant), 2) >= 10:
+        mant, exp = mant / 10, exp + 1
+    return f"{short(mant, lang)}e{exp}"
+
+
 def count(n: float, lang: Lang = "en") -> str:
     """A whole count: 1,234 / 1 234."""
     return number(round(n), lang)
@@ -270,6 +292,8 @@ FORMATS = {
     "pct": pct,
     "count": count,
     "short": short,
+    "precise": precise,
+    "sci": sci,
     "factor": factor,
     "tokens": tokens,
     "context": context,

@@ -36,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.units import FORMATS, LANGS, Lang
 
-__all__ = ["LANGS", "Catalog", "Lang", "Message", "WordingError", "msg", "render", "text"]
+__all__ = ["LANGS", "Catalog", "Lang", "Message", "Param", "WordingError", "engine_catalog", "msg",
+           "render", "render_all", "text"]
 
 class WordingError(LookupError):
     """A catalog is broken, or a message id / field is missing from it."""
@@ -60,8 +61,13 @@ Message.model_rebuild()
 
 
 def msg(id: str, /, **params: Param) -> Message:
-    """``msg(id, weights=141e9)``: the short way to build a :class:`Message`."""
-    return Message(id=id, params=params)
+    """``msg(id, weights=141e9)``: the short way to build a :class:`Message`.
+
+    The parameters are typed (:data:`Param`, checked by mypy), so they are not validated
+    again at run time: an answer builds thousands of messages. A message read from outside
+    (JSON) is validated as usual with ``Message.model_validate``.
+    """
+    return Message.model_construct(id=id, params=params)
 
 
 def text(value: str) -> Message:

@@ -65,3 +65,12 @@ def test_a_written_context_reads_back_as_itself(n: int) -> None:
 def test_a_written_budget_reads_back_within_rounding(n: float) -> None:
     back = units.parse(units.tokens(n), Kind.TOKENS)
     assert abs(back - n) / n < 0.01
+
+
+def test_constants_in_formulas_and_huge_figures() -> None:
+    """The math quotes its constants to four digits and FLOP counts in scientific notation."""
+    assert units.precise(4 + 20 / 128) == "4.156" and units.precise(4.15625, "fr") == "4,156"
+    assert units.precise(0.7) == "0.7" and units.precise(1597) == "1,597"
+    assert units.sci(4.2345e20) == "4.23e20" and units.sci(9.996e20) == "1e21"
+    assert units.sci(1.5e12, "fr") == "1,5e12"
+    assert {"precise", "sci"} <= set(units.FORMATS)

@@ -60,7 +60,7 @@ def test_memory_scaling_catalog_json() -> None:
     (["recommend", "--model", "70b"], "could be several models"),
     (["recommend", "--model", "llama-3.1-70b", "--gpu", "rtx 9090"], "unknown GPU"),
     (["recommend", "--model", "llama-3.1-70b", "--concurrency", "0"], "--concurrency"),
-    (["recommend", "--model", "llama-3.1-70b", "--context", "lots"], "not a number"),
+    (["recommend", "--model", "llama-3.1-70b", "--context", "lots"], "not a context length"),
     (["recommend", "--model", "llama-3.1-70b", "--interconnect", "pcie5"], "in-node link"),
     (["scaling", "--model", "llama-3.1-70b", "--tp", "8", "--dp", "2"], "must equal"),
     (["recommend"], "required"),
@@ -70,3 +70,36 @@ def test_bad_input_exits_2_with_a_specific_message(args: list[str], needle: str)
     assert p.returncode == 2
     assert needle in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_recommend_json_carries_messages_as_ids_and_params() -> None:
+    p = run("recommend", "--model", "llama-3.1-70b", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["headline"]["id"] == "headline.single"
+    q = d["questions"][0]
+    assert q["question"]["id"] == "question.step1" and q["because"]["id"] == "evidence.rate"
+    assert q["because"]["params"]["fit"]["id"] == "evidence.fit_copies"  # TP=4 x DP=2
+    assert {m["id"] for m in d["assumptions"]} >= {"assumption.request_shape",
+                                                   "assumption.reserve"}
+    assert all(set(a) >= {"kind", "label", "summary"} for a in d["alternatives"])
+    pic = d["numbers"]["memory"]
+    assert pic["per_copy"]["free_share"] == pytest.approx(d["numbers"]["free_share"], abs=1e-4)
+    assert d["kv_precision"] == "bf16" and d["model"]["moe"] is False
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("en", ["Step 1:", "yes:", "stays free", "Assumptions:"]),
+    ("fr", ["Étape 1 :", "oui :", "restent libres", "Hypothèses :", "Go"]),
+])
+def test_readable_output_in_each_language(lang: str, words: list[str]) -> None:
+    p = run("recommend", "--model", "llama-3.1-70b", "--no-alternatives", "--lang", lang)
+    assert p.returncode == 0, p.stderr
+    for w in words:
+        assert w in p.stdout, w
+
+
+def test_errors_in_french_too() -> None:
+    p = run("recommend", "--model", "llama-2-70b", "--context", "8k", "--lang", "fr")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "au plus 4\u202f096 tokens" in p.stderr

@@ -1,42 +1,25 @@
 """The hardware catalog (engine/data/gpus.toml, links.toml): sourced, and true to the article.
 
-The files are loaded with ``engine.catalog._entries`` alone, so these tests do not depend on
-the other data files or engine modules. If the ``engine`` package cannot be imported yet
-(a module its ``__init__`` names is still being written), ``catalog.py`` is loaded from its
-path: it needs only the standard library and pydantic.
+The files are loaded with ``engine.catalog.entries`` alone, so these tests do not depend on
+the other data files.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from engine.catalog import GPUSpec, LinkSpec, entries, normalize
+from engine.wording import engine_catalog
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "engine" / "data"
 
-
-def _catalog_module() -> ModuleType:
-    try:
-        import engine.catalog as mod
-    except ImportError:
-        name = "_catalog_standalone"
-        spec = importlib.util.spec_from_file_location(name, ROOT / "engine" / "catalog.py")
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod  # pydantic resolves annotations through sys.modules
-        spec.loader.exec_module(mod)
-    return mod
-
-
-_cat = _catalog_module()
-GPUS: dict[str, Any] = _cat._entries(DATA / "gpus.toml", "gpus", _cat.GPUSpec)
-LINKS: dict[str, Any] = _cat._entries(DATA / "links.toml", "links", _cat.LinkSpec)
+GPUS: dict[str, Any] = entries(DATA / "gpus.toml", "gpus", GPUSpec)
+LINKS: dict[str, Any] = entries(DATA / "links.toml", "links", LinkSpec)
 
 VENDOR_BUILT = {"rtx-pro-6000-server", "rtx-pro-6000-ws", "rtx-5090", "l40s", "l40", "l4"}
 COMPARE_ONLY = {
@@ -77,7 +60,7 @@ C15_RATIOS = {
 # entry's two figures come from one table or one derivation (see each entry's notes).
 FP8_BF16_SKIP: dict[str, str] = {}
 
-_URL = re.compile(r"https?://|github\.com/|/work/shared/|PCI-SIG|DERIVED", re.IGNORECASE)
+_URL = re.compile(r"https?://|github\.com/|docs/engine-notes\.md|PCI-SIG|DERIVED", re.IGNORECASE)
 
 
 def _all_entries() -> list[Any]:
@@ -266,7 +249,8 @@ def test_rtx_4090_link_is_a_measured_all_reduce_without_stock_p2p() -> None:
     assert not gpu.nvlink and not gpu.vendor_builds
     assert gpu.bf16_tflops == pytest.approx(330.3 / 2, abs=0.1)  # GeForce FP32-accumulate rate
     assert link.allreduce_busbw_gbs == 24.7  # tinygrad/open-gpu-kernel-modules#17
-    assert link.estimated and "stock driver" in link.estimated
+    assert link.estimated
+    assert "stock driver" in engine_catalog().template("estimated.pcie4-rtx-4090", "en")
     assert "P2P" in (gpu.notes or "")
 
 
@@ -274,7 +258,7 @@ def test_rtx_4090_link_is_a_measured_all_reduce_without_stock_p2p() -> None:
 
 
 def _keys(entry: Any) -> set[str]:
-    return {_cat.normalize(k) for k in (entry.id, entry.name, *entry.aliases)}
+    return {normalize(k) for k in (entry.id, entry.name, *entry.aliases)}
 
 
 @pytest.mark.parametrize("table", ["gpus", "links"])
@@ -306,7 +290,7 @@ def test_no_name_is_shared_by_two_entries(table: str) -> None:
     ],
 )
 def test_link_aliases(typed: str, link_id: str) -> None:
-    hits = [e.id for e in LINKS.values() if _cat.normalize(typed) in _keys(e)]
+    hits = [e.id for e in LINKS.values() if normalize(typed) in _keys(e)]
     assert hits == [link_id]
 
 
@@ -332,5 +316,5 @@ def test_link_aliases(typed: str, link_id: str) -> None:
     ],
 )
 def test_gpu_aliases(typed: str, gpu_id: str) -> None:
-    hits = [e.id for e in GPUS.values() if _cat.normalize(typed) in _keys(e)]
+    hits = [e.id for e in GPUS.values() if normalize(typed) in _keys(e)]
     assert hits == [gpu_id]

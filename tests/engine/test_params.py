@@ -6,11 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.catalog import DATA_DIR, ModelSpec, _entries
-from engine.params import ParamCount, count_params, dense_spec_from_params
+from engine.catalog import DATA_DIR, ModelSpec, entries
+from engine.errors import UnsizableRequest
+from engine.physics.params import ParamCount, count_params, dense_spec_from_params
+
+#: The synthetic model's window (the policy's synthetic_max_context).
+CONTEXT = 131072
 
 # Read models.toml on its own, so these tests do not depend on the other data files.
-MODELS: dict[str, ModelSpec] = _entries(DATA_DIR / "models.toml", "models", ModelSpec)
+MODELS: dict[str, ModelSpec] = entries(DATA_DIR / "models.toml", "models", ModelSpec)
 MOE = [m for m in MODELS.values() if m.is_moe]
 
 
@@ -66,7 +70,8 @@ def test_parts_add_up(model_id: str) -> None:
 
 
 def test_llama_3_1_70b_total_is_the_textbook_number() -> None:
-    # engine.md §4.1: 80 x (attention + SwiGLU + 2 norms) + 2 V h + h = 70.55B
+    # docs/engine-notes.md "Parameter count":
+    # 80 x (attention + SwiGLU + 2 norms) + 2 V h + h = 70.55B
     pc = count_params(MODELS["llama-3.1-70b"])
     assert pc.total / 1e9 == pytest.approx(70.55, abs=0.01)
     assert pc.active == pc.total
@@ -194,13 +199,15 @@ def test_embedding_share_is_what_stays_16_bit() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.floats(min_value=0.5, max_value=2000, allow_nan=False, allow_infinity=False))
 def test_dense_spec_round_trips_within_2_percent(params_b: float) -> None:
-    spec, assumptions = dense_spec_from_params(params_b)
+    spec, assumptions = dense_spec_from_params(params_b, CONTEXT)
     total = count_params(spec).total / 1e9
     assert _rel(total, params_b) < 0.02
     assert spec.kv_heads == 8 and spec.head_dim == 128 and spec.heads % 8 == 0
     assert 2.5 < spec.ffn / spec.hidden < 4.5
     assert spec.source == "synthetic: sized from parameter count"
-    assert assumptions and all(isinstance(a, str) and a for a in assumptions)
+    assert [a.id for a in assumptions] == ["assumption.synthetic_shape",
+                                           "assumption.synthetic_mlp",
+                                           "assumption.synthetic_attention"]
 
 
 @pytest.mark.parametrize(
@@ -208,7 +215,7 @@ def test_dense_spec_round_trips_within_2_percent(params_b: float) -> None:
     [(8, "llama-3.1-8b"), (70, "llama-3.1-70b"), (405, "llama-3.1-405b")],
 )
 def test_dense_spec_looks_like_the_real_family(params_b: float, real_id: str) -> None:
-    spec, _ = dense_spec_from_params(params_b)
+    spec, _ = dense_spec_from_params(params_b, CONTEXT)
     real = MODELS[real_id]
     assert 0.7 < spec.hidden / real.hidden < 1.3
     assert 0.7 < spec.layers / real.layers < 1.3
@@ -216,17 +223,19 @@ def test_dense_spec_looks_like_the_real_family(params_b: float, real_id: str) ->
 
 
 def test_dense_spec_assumptions_say_what_was_assumed() -> None:
-    spec, assumptions = dense_spec_from_params(70)
-    first = assumptions[0]
-    assert "8 KV heads of 128 dims" in first
-    assert f"{spec.layers} layers" in first and f"hidden {spec.hidden}" in first
-    assert "real models differ" in first
+    spec, assumptions = dense_spec_from_params(70, CONTEXT)
+    shape, mlp, attention = assumptions
+    assert shape.params == {"kv_heads": 8, "head_dim": 128, "layers": spec.layers,
+                            "hidden": spec.hidden}
+    assert mlp.params["ffn"] == spec.ffn and mlp.params["vocab"] == spec.vocab
+    assert attention.params["max_context"] == CONTEXT == spec.max_context
 
 
 @pytest.mark.parametrize("bad", [0.0, -5.0, float("nan"), float("inf")])
 def test_dense_spec_rejects_nonsense(bad: float) -> None:
-    with pytest.raises(ValueError):
-        dense_spec_from_params(bad)
+    with pytest.raises(UnsizableRequest) as exc:
+        dense_spec_from_params(bad, CONTEXT)
+    assert exc.value.message.id == "error.params_b"
 
 
 def test_param_count_is_frozen() -> None:

@@ -11,16 +11,18 @@ from hypothesis import strategies as st
 
 from engine import SizingRequest, recommend
 from engine.catalog import catalog
-from engine.comm import Fabric
-from engine.memory import (
+from engine.errors import UnsizableRequest
+from engine.physics.comm import Fabric
+from engine.physics.memory import (
     kv_bytes_per_token,
     kv_cache_bytes,
     training_state,
     weights_bytes,
     weights_read_bytes,
 )
-from engine.params import count_params
-from engine.scaling import project
+from engine.physics.params import count_params
+from engine.physics.training import project
+from engine.result import KVPrecision
 
 CAT = catalog()
 MODELS = sorted(CAT.models)
@@ -60,7 +62,7 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them() -> None:
 @given(model=st.sampled_from(MODELS), ctx=st.integers(256, 131072), c=st.integers(1, 512),
        more=st.integers(1, 64), kv=st.sampled_from(["bf16", "fp8"]))
 def test_more_concurrency_or_context_never_needs_less_memory(
-    model: str, ctx: int, c: int, more: int, kv: str
+    model: str, ctx: int, c: int, more: int, kv: KVPrecision
 ) -> None:
     m = CAT.model(model)
     base = kv_cache_bytes(m, kv, ctx, c)
@@ -144,7 +146,8 @@ def test_a_frontier_answer_never_quotes_fewer_gpus_than_the_state_needs() -> Non
     assert r.verdict == "frontier"
     mem = CAT.gpu(r.gpu).memory_gb
     assert (r.numbers.gpus_needed or 0) * mem >= (r.numbers.training_state_gb or 0) * 0.9
-    assert "LoRA" in " ".join(r.caveats)
+    (frontier,) = [c for c in r.caveats if c.id == "caveat.frontier_training"]
+    assert frontier.params["advice"].id == "caveat.advice_finetune"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -167,23 +170,29 @@ def test_moe_decode_reads_only_the_experts_a_small_batch_touches() -> None:
     dense = recommend(SizingRequest(params_b=total_b, concurrency=1, context=4096),
                       alternatives=False)
     assert (moe.numbers.node_tokens_per_s or 0) > 2 * (dense.numbers.node_tokens_per_s or 0)
-    assert any("experts a batch touches" in a for a in moe.assumptions)
+    (note,) = [a for a in moe.assumptions if a.id == "assumption.moe_decode"]
+    assert note.params == {"active": 4, "experts": 128}
 
 
 def test_answers_disclose_the_derived_figures_they_rely_on() -> None:
     estimated = [g for g in CAT.gpus.values() if g.estimated]
     assert estimated, "the catalog marks its derived figures"
+    def derived(r) -> set[str]:  # type: ignore[no-untyped-def]
+        return {str(a.params["what"].id) for a in r.assumptions
+                if a.id == "assumption.estimated"}
+
     for gpu in estimated:
         r = recommend(SizingRequest(model="llama-3.1-8b", gpu=gpu.id), alternatives=False)
-        assert any(gpu.estimated in a for a in r.assumptions)
+        assert f"estimated.{gpu.id}" in derived(r)
     eth25 = CAT.link("eth-25")
+    assert eth25.estimated
     r = recommend(SizingRequest(model="llama-3.1-70b", workload="full-finetune",
                                 interconnect="eth-25"), alternatives=False)
     assert r.verdict == "multi_node"
-    assert any(eth25.estimated and eth25.estimated in a for a in r.assumptions)
+    assert "estimated.eth-25" in derived(r)
     single = recommend(SizingRequest(model="llama-3.1-8b", interconnect="eth-25"),
                        alternatives=False)
-    assert not any("25 Gb/s" in a for a in single.assumptions)  # no link used, none quoted
+    assert "estimated.eth-25" not in derived(single)  # no link used, none quoted
 
 
 def test_copies_that_each_fit_one_node_are_replicas_not_a_cluster() -> None:
@@ -192,7 +201,7 @@ def test_copies_that_each_fit_one_node_are_replicas_not_a_cluster() -> None:
                                 gpu="b200", allow_int4=False), alternatives=False)
     assert (r.step, r.verdict, r.replicas) == (3, "replicas", 2)
     assert r.interconnect is None
-    assert not any("storage" in c for c in r.caveats)  # no multi-node tax for replicas
+    assert "tax.storage" not in {c.id for c in r.caveats}  # no multi-node tax for replicas
     # Too many requests for one node, not too big a model: replicas split the requests.
     many = recommend(SizingRequest(model="llama-3.1-70b", concurrency=512, context=32768),
                      alternatives=False)
@@ -217,11 +226,15 @@ def test_a_target_carried_by_extra_replicas_says_how_many_requests_are_in_flight
     r = recommend(SizingRequest(model="llama-3.1-70b", concurrency=64, context=8192,
                                 target_tokens_per_s=6000), alternatives=False)
     assert r.verdict == "replicas"
-    assert any("requests in flight" in a for a in r.assumptions)
+    (note,) = [a for a in r.assumptions if a.id == "assumption.target_replicas"]
+    assert note.params["in_flight"] == (r.replicas or 0) * 64
 
 
 def test_a_context_beyond_the_model_limit_is_refused_or_capped() -> None:
-    with pytest.raises(ValueError, match="at most 4,096 tokens"):
+    with pytest.raises(UnsizableRequest) as exc:
         recommend(SizingRequest(model="llama-2-70b", context=8192))
+    assert exc.value.message.id == "error.context_too_long"
+    assert (exc.value.message.params["limit"], exc.value.message.params["asked"]) == (4096, 8192)
     default = recommend(SizingRequest(model="llama-2-70b"), alternatives=False)
-    assert any("limit of 4,096" in a for a in default.assumptions)
+    (capped,) = [a for a in default.assumptions if a.id == "assumption.context_capped"]
+    assert capped.params["limit"] == 4096

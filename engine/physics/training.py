@@ -1,7 +1,7 @@
 """Training: step time and scaling efficiency of TP / PP / DP layouts, and which layouts fit.
 
-Amdahl with communication as the serial part (notes/engine.md 5.6). Per optimizer step of
-``global_batch_tokens``:
+Amdahl with communication as the serial part (docs/engine-notes.md#scaling-efficiency-recipe).
+Per optimizer step of ``global_batch_tokens``:
 
 * compute per micro-batch per GPU: ``k * P_active * tokens / (tp * pp * peak * MFU)`` with
   k = 6 for full training (forward 2 + backward 4) and 4 for LoRA/QLoRA (the frozen base
@@ -21,18 +21,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog import GPUSpec, ModelSpec, Policy
-from engine.comm import Fabric, allreduce_s, gather_s, p2p_s
-from engine.memory import GB, TrainingState, activations_per_gpu, sharded_state_per_gpu
-from engine.params import ParamCount
+from engine.catalog.schema import GPUSpec, ModelSpec, Policy
+from engine.physics.comm import Fabric, allreduce_s, gather_s, p2p_s
+from engine.physics.memory import (
+    Strategy,
+    TrainingState,
+    TrainingWorkload,
+    activations_per_gpu,
+    resident_weights_per_gpu,
+    sharded_state_per_gpu,
+)
+from engine.physics.parallel import notation, training_layouts
+from engine.physics.params import ParamCount
+from engine.units import GB
+
+__all__ = ["SECONDS_PER_DAY", "TrainingPlan", "best_training", "flops_factor",
+           "flops_per_token", "min_gpus", "project"]
 
 SECONDS_PER_DAY = 86400.0
 
 
-def flops_per_token(pc: ParamCount, workload: str) -> float:
-    """Training FLOPs per token: 6 * P_active (full), 4 * P_active (frozen base, LoRA/QLoRA)."""
-    k = 6.0 if workload in ("full-finetune", "pretrain") else 4.0
-    return k * pc.active
+def flops_factor(workload: TrainingWorkload) -> float:
+    """FLOPs per active parameter per token: 6 for full training (forward 2 + backward 4),
+    4 when the base is frozen (LoRA/QLoRA compute no weight gradients for it)."""
+    return 6.0 if workload in ("full-finetune", "pretrain") else 4.0
+
+
+def flops_per_token(pc: ParamCount, workload: TrainingWorkload) -> float:
+    """Training FLOPs per token: ``flops_factor * P_active``."""
+    return flops_factor(workload) * pc.active
 
 
 @dataclass(frozen=True)
@@ -42,7 +59,8 @@ class TrainingPlan:
     tp: int
     pp: int
     dp: int
-    strategy: str
+    strategy: Strategy
+    weights_per_gpu: float
     state_per_gpu: float
     activations_per_gpu: float
     reserve_per_gpu: float
@@ -62,17 +80,8 @@ class TrainingPlan:
 
     @property
     def label(self) -> str:
-        parts = []
-        if self.tp > 1:
-            parts.append(f"TP={self.tp}")
-        if self.pp > 1:
-            parts.append(f"PP={self.pp}")
-        if self.dp > 1:
-            parts.append(f"DP={self.dp}")
-        text = " x ".join(parts) or "1 GPU"
-        if self.dp > 1:
-            text += " (FSDP full shard)" if self.strategy == "zero3" else " (ZeRO-2)"
-        return text
+        """The layout's notation ('TP=8 x DP=2'); the strategy is worded by the decision."""
+        return notation(self.tp, self.pp, self.dp, show_tp1=False)
 
     def days(self, tokens: float) -> float:
         return tokens / self.tokens_per_s / SECONDS_PER_DAY
@@ -96,7 +105,7 @@ def project(
     tp: int,
     pp: int,
     dp: int,
-    strategy: str = "zero2",
+    strategy: Strategy = "zero2",
 ) -> TrainingPlan:
     """Step time, efficiency and memory of one layout (TP innermost, then PP, then DP)."""
     n = tp * pp * dp
@@ -145,7 +154,8 @@ def project(
     acts = activations_per_gpu(m, policy, tp)
     states = sharded_state_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
     reserve = policy.runtime_reserve_gb_per_gpu * GB
-    weights_resident = state.weights * shard / (dp if strategy == "zero3" else 1)
+    weights_resident = resident_weights_per_gpu(state, model_parallel=tp * pp, dp=dp,
+                                                strategy=strategy)
     share = weights_resident / mem
     fits = (
         share <= policy.max_weights_share + 1e-12
@@ -158,6 +168,7 @@ def project(
         pp=pp,
         dp=dp,
         strategy=strategy,
+        weights_per_gpu=weights_resident,
         state_per_gpu=states,
         activations_per_gpu=acts,
         reserve_per_gpu=reserve,
@@ -171,26 +182,6 @@ def project(
         comm_share=max(0.0, 1.0 - compute / step),
         tokens_per_s=policy.global_batch_tokens / step,
     )
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
-def training_layouts(
-    m: ModelSpec, nodes: int, gpus_per_node: int
-) -> list[tuple[int, int, int, str]]:
-    """Candidate layouts: TP within a node, PP and DP over the rest, ZeRO-2 or FSDP."""
-    total = nodes * gpus_per_node
-    out = []
-    for tp in _divisors(gpus_per_node):
-        for pp in _divisors(total // tp):
-            if pp > m.layers:
-                continue
-            dp = total // (tp * pp)
-            for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
-                out.append((tp, pp, dp, strategy))
-    return out
 
 
 def best_training(

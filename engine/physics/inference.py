@@ -7,7 +7,8 @@ PCIe, so 3.8 ms per token for an 80-layer model).
 Prefill is compute-bound (``2 * P_active`` FLOPs per token plus attention) plus the TP
 all-reduce of each prompt token's activations. A request's output tokens share the node's
 time with its prompt tokens in the ratio of the policy's request shape.
-(notes/engine.md sections 2.2, 5.2, 7.)
+(docs/engine-notes.md#how-llm-analysis-computes, docs/engine-notes.md#megatron-tensor-parallelism,
+docs/engine-notes.md#inference-throughput.)
 """
 
 from __future__ import annotations
@@ -15,24 +16,28 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.catalog import GPUSpec, ModelSpec, Policy
-from engine.comm import Fabric, allreduce_s, p2p_s
-from engine.memory import (
-    GB,
+from engine.catalog.schema import GPUSpec, ModelSpec, Policy
+from engine.physics.comm import Fabric, allreduce_s, p2p_s
+from engine.physics.memory import (
     cached_layer_tokens,
     kv_cache_bytes,
     weights_bytes,
     weights_read_bytes,
 )
-from engine.params import ParamCount
+from engine.physics.parallel import inference_layouts, notation
+from engine.physics.params import ParamCount
+from engine.result import KVPrecision, Precision
+from engine.units import GB
+
+__all__ = ["InferencePlan", "best_inference", "compute_tflops", "plan_inference"]
 
 
 @dataclass(frozen=True)
 class InferencePlan:
     """One deployment layout: ``dp`` instances of ``tp`` x ``pp`` GPUs over ``nodes`` nodes."""
 
-    precision: str
-    kv_precision: str
+    precision: Precision
+    kv_precision: KVPrecision
     nodes: int
     gpus_per_node: int
     tp: int
@@ -57,55 +62,20 @@ class InferencePlan:
         return self.weights_ok and self.memory_ok
 
     @property
-    def used_bytes(self) -> float:
-        return self.weights_bytes * self.dp + self.kv_bytes + self.reserve_bytes
-
-    @property
-    def free_share(self) -> float:
-        return max(0.0, 1.0 - self.used_bytes / self.vram_bytes)
+    def instance_gpus(self) -> int:
+        """GPUs that hold one copy of the weights (tp x pp)."""
+        return self.tp * self.pp
 
     @property
     def label(self) -> str:
-        parts = [f"TP={self.tp}"]
-        if self.pp > 1:
-            parts.append(f"PP={self.pp}")
-        if self.dp > 1:
-            parts.append(f"DP={self.dp}")
-        return " x ".join(parts)
+        return notation(self.tp, self.pp, self.dp)
 
 
-def compute_tflops(gpu: GPUSpec, precision: str) -> float:
+def compute_tflops(gpu: GPUSpec, precision: Precision) -> float:
     """Dense TFLOPS for the weights' format; INT4, and FP8 without FP8 cores (W8A16), use BF16."""
     if precision == "fp8" and gpu.fp8_tflops is not None:
         return gpu.fp8_tflops
     return gpu.bf16_tflops
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
-def layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
-    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one.
-
-    Over several nodes only instances that span nodes count: copies that each fit in one
-    node are replicas behind a load balancer, which the decision sizes on its own.
-    """
-    total = nodes * gpus_per_node
-    out = []
-    for tp in _divisors(gpus_per_node):
-        for inst in _divisors(total):
-            if inst % tp:
-                continue
-            pp = inst // tp
-            if pp > m.layers:
-                continue
-            if inst > gpus_per_node and inst % gpus_per_node:
-                continue
-            if inst <= gpus_per_node and (gpus_per_node % inst or nodes > 1):
-                continue
-            out.append((tp, pp, total // inst))
-    return out
 
 
 def plan_inference(
@@ -115,8 +85,8 @@ def plan_inference(
     fabric: Fabric,
     policy: Policy,
     *,
-    precision: str,
-    kv_precision: str,
+    precision: Precision,
+    kv_precision: KVPrecision,
     concurrency: int,
     context: int,
     nodes: int,
@@ -201,8 +171,8 @@ def best_inference(
     fabric: Fabric,
     policy: Policy,
     *,
-    precision: str,
-    kv_precision: str,
+    precision: Precision,
+    kv_precision: KVPrecision,
     concurrency: int,
     context: int,
     nodes: int,
@@ -215,17 +185,10 @@ def best_inference(
             precision=precision, kv_precision=kv_precision, concurrency=concurrency,
             context=context, nodes=nodes, gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp,
         )
-        for tp, pp, dp in layouts(m, nodes, gpus_per_node)
+        for tp, pp, dp in inference_layouts(m, nodes, gpus_per_node)
     ]
     fitting = [p for p in plans if p.fits]
     if not fitting:
         return None, plans
     best = max(fitting, key=lambda p: (p.tokens_per_s, -p.pp))
     return best, plans
-
-
-def nearest_miss(plans: list[InferencePlan]) -> InferencePlan:
-    """The layout that came closest to fitting, to explain a 'no' with its numbers."""
-    dp1 = [p for p in plans if p.dp == 1 and p.tp * p.pp == p.nodes * p.gpus_per_node]
-    pool = dp1 or plans
-    return min(pool, key=lambda p: (p.used_bytes / p.vram_bytes, -p.tp))

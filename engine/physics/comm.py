@@ -3,14 +3,14 @@
 NCCL's own cost model (nccl-tests ``doc/PERFORMANCE.md``): an all-reduce of S bytes over n
 ranks moves ``2(n-1)/n * S`` per rank, so ``t = alpha + 2(n-1)/n * S / busbw``; all-gather
 and reduce-scatter move ``(n-1)/n * S``. A group that spans nodes runs at the pace of its
-slowest edge: the NICs, shared by the GPUs of a node.
+slowest edge: the NICs, shared by the GPUs of a node (docs/engine-notes.md#nccl-cost-model).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog import LinkSpec
+from engine.catalog.schema import LinkSpec
 
 US = 1e-6
 

@@ -4,8 +4,9 @@ Memory, FLOPs and quantization all start from how many parameters a model has an
 sit. The published total is a single number; the engine needs the split: embeddings stay
 16-bit when the rest is quantized, expert weights are the bulk of an MoE and only a few of
 them are read per token. So the count is rebuilt layer by layer from the ``config.json``
-fields in the catalog (engine.md §4.1, after llm-analysis and Megatron's
-``theoretical_memory_usage.py``) and checked against the published totals in the tests.
+fields in the catalog (docs/engine-notes.md#parameter-count, after llm-analysis and
+Megatron's ``theoretical_memory_usage.py``) and checked against the published totals in the
+tests.
 
 Every branch below tests an architecture field (``mla``, ``experts``, ``attn_bias``, ...),
 never a model name, so a new model with a known architecture is counted right without code.
@@ -16,9 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.catalog import ModelSpec
+from engine.catalog.schema import ModelSpec
+from engine.errors import UnsizableRequest
+from engine.wording import Message, msg
 
-__all__ = ["ParamCount", "count_params", "dense_spec_from_params"]
+__all__ = ["ParamCount", "count_params", "dense_spec_from_params", "layer_split"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def _mlp(h: int, ffn: int, gated: bool, bias: bool) -> int:
     return mats * h * ffn + b
 
 
-def _layer_split(m: ModelSpec) -> tuple[int, int]:
+def layer_split(m: ModelSpec) -> tuple[int, int]:
     """(dense-MLP layers, MoE layers).
 
     DeepSeek puts ``dense_layers`` dense layers first; after them every ``moe_every``-th layer
@@ -109,7 +112,7 @@ def count_params(m: ModelSpec) -> ParamCount:
     experts + shared experts + routers + norms + embeddings.
     """
     h = m.hidden
-    dense_n, moe_n = _layer_split(m)
+    dense_n, moe_n = layer_split(m)
 
     attention = float(m.layers * _attention_per_layer(m))
     mlp_dense = float(dense_n * _mlp(h, m.ffn, m.gated_mlp, m.mlp_bias))
@@ -171,7 +174,9 @@ def _round_to(x: float, step: int) -> int:
     return max(step, round(x / step) * step)
 
 
-def dense_spec_from_params(params_b: float) -> tuple[ModelSpec, list[str]]:
+def dense_spec_from_params(
+    params_b: float, max_context: int
+) -> tuple[ModelSpec, list[Message]]:
     """A synthetic dense Llama-style model of about ``params_b`` billion parameters.
 
     For a model the catalog does not hold, the engine still needs layers, width and KV heads
@@ -187,10 +192,12 @@ def dense_spec_from_params(params_b: float) -> tuple[ModelSpec, list[str]]:
     * ffn is then re-solved for the chosen layer count and rounded to 64, so the total lands
       within a fraction of a percent of the request (well inside 2 %) from 0.5B to 2000B.
 
-    Returns the spec (id ``custom-<N>b``) and the assumptions, in words, for the reply.
+    ``max_context`` is the longest context such a model is assumed to take (the policy's
+    ``synthetic_max_context``). Returns the spec (id ``custom-<N>b``) and the assumptions, as
+    messages, for the reply.
     """
     if not math.isfinite(params_b) or params_b <= 0:
-        raise ValueError(f"parameter count must be a positive number of billions, not {params_b}")
+        raise UnsizableRequest(msg("error.params_b", params_b=params_b))
     target = params_b * 1e9
     tied = params_b < _TIE_BELOW_B
     emb_copies = 1 if tied else 2
@@ -225,16 +232,16 @@ def dense_spec_from_params(params_b: float) -> tuple[ModelSpec, list[str]]:
         vocab=_VOCAB,
         tied_embeddings=tied,
         gated_mlp=True,
-        max_context=131072,
+        max_context=max_context,
         source="synthetic: sized from parameter count",
-        notes="Not a real architecture; built by engine.params.dense_spec_from_params.",
+        notes="Not a real architecture; built by engine.physics.params.dense_spec_from_params.",
     )
     assumptions = [
-        f"Sized as a dense Llama-style model with {_KV_HEADS} KV heads of {_HEAD_DIM} dims; "
-        f"{layers} layers, hidden {hidden} (GQA); real models differ",
-        f"SwiGLU MLP of {ffn_int} (≈{ffn_int / hidden:.1f}× hidden), "
-        f"{_VOCAB:,}-token vocabulary, embeddings {'tied' if tied else 'untied'}",
-        "Full attention on every layer (no sliding window, no MoE, no MLA); "
-        "context up to 131,072 tokens assumed",
+        msg("assumption.synthetic_shape", kv_heads=_KV_HEADS, head_dim=_HEAD_DIM,
+            layers=layers, hidden=hidden),
+        msg("assumption.synthetic_mlp", ffn=ffn_int, ratio=ffn_int / hidden, vocab=_VOCAB,
+            embeddings=msg("assumption.embeddings_tied" if tied else
+                           "assumption.embeddings_untied")),
+        msg("assumption.synthetic_attention", max_context=max_context),
     ]
     return spec, assumptions

@@ -1,20 +1,36 @@
 """Memory: weights per precision, KV cache per token, training state and activations.
 
 Formulas only; constants come from the catalog's policy. Sources for each formula are in
-``../shared/notes/engine.md`` section 4 and cited inline. GB = 1e9 bytes.
+docs/engine-notes.md#inference-memory and docs/engine-notes.md#training-memory, and cited
+inline. Bytes
+throughout (decimal GB only where a person reads them, through engine/units.py).
+
+One definition each: the bytes of a weight format (:func:`body_bytes_per_param`) and of a
+cached KV element (:func:`kv_element_bytes`); the explanation ("Show the math") quotes these.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from engine.catalog import ModelSpec, Policy
-from engine.params import ParamCount
+from engine.catalog.schema import ModelSpec, Policy
+from engine.physics.params import ParamCount, layer_split
+from engine.result import KVPrecision, Precision
 
-GB = 1e9
+#: What a training run trains: full weights, or adapters on a frozen base.
+TrainingWorkload = Literal["lora", "qlora", "full-finetune", "pretrain"]
+#: How data parallelism shards the model states: ZeRO-2 (weights replicated) or FSDP full
+#: shard (``zero3``, everything sharded).
+Strategy = Literal["zero2", "zero3"]
 
-#: Bytes per parameter or per cached element for the 8- and 16-bit formats.
-BYTES: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+#: Bytes of one cached K/V element.
+_KV_BYTES: dict[KVPrecision, int] = {"bf16": 2, "fp8": 1}
+
+
+def kv_element_bytes(kv_precision: KVPrecision) -> int:
+    """Bytes of one cached K or V element: 2 in BF16, 1 in FP8."""
+    return _KV_BYTES[kv_precision]
 
 
 def int4_bits(policy: Policy) -> float:
@@ -22,7 +38,7 @@ def int4_bits(policy: Policy) -> float:
     return 4.0 + (policy.int4_scale_bits + policy.int4_zero_bits) / policy.int4_group_size
 
 
-def weights_bytes(pc: ParamCount, precision: str, policy: Policy) -> float:
+def weights_bytes(pc: ParamCount, precision: Precision, policy: Policy) -> float:
     """Weight bytes. Quantized formats keep the embedding and output head in 16 bits.
 
     FP8 and INT4 checkpoints (e.g. Llama-3.1-405B-FP8, AWQ releases) leave the embedding
@@ -34,7 +50,7 @@ def weights_bytes(pc: ParamCount, precision: str, policy: Policy) -> float:
     return body * body_bytes_per_param(precision, policy) + 2.0 * pc.embedding
 
 
-def body_bytes_per_param(precision: str, policy: Policy) -> float:
+def body_bytes_per_param(precision: Precision, policy: Policy) -> float:
     """Bytes per parameter of the quantized body (everything but the embeddings)."""
     if precision in ("bf16", "fp16"):
         return 2.0
@@ -44,7 +60,7 @@ def body_bytes_per_param(precision: str, policy: Policy) -> float:
         return int4_bits(policy) / 8.0
     if precision == "nf4":
         return policy.nf4_bits_per_param / 8.0
-    raise ValueError(f"unknown precision '{precision}'")
+    raise NotImplementedError(f"no byte width for '{precision}' weights (FP4: issue 9)")
 
 
 def routed_expert_params(m: ModelSpec, pc: ParamCount) -> float:
@@ -68,7 +84,7 @@ def expert_touch_share(m: ModelSpec, tokens: float) -> float:
 
 
 def weights_read_bytes(
-    m: ModelSpec, pc: ParamCount, precision: str, policy: Policy, tokens: float
+    m: ModelSpec, pc: ParamCount, precision: Precision, policy: Policy, tokens: float
 ) -> float:
     """Weight bytes one decode step streams from memory for a batch of ``tokens``."""
     w = weights_bytes(pc, precision, policy)
@@ -76,19 +92,19 @@ def weights_read_bytes(
     return w - routed * (1.0 - expert_touch_share(m, tokens))
 
 
-def kv_bytes_per_token_layer(m: ModelSpec, kv_precision: str) -> float:
+def kv_bytes_per_token_layer(m: ModelSpec, kv_precision: KVPrecision) -> float:
     """One token's cache in one layer.
 
     GQA keeps K and V for each KV head; MLA (DeepSeek-V2/V3) keeps one compressed latent
     plus the decoupled RoPE key, and no separate V (vLLM MLAAttentionSpec).
     """
-    b = BYTES[kv_precision]
+    b = kv_element_bytes(kv_precision)
     if m.mla is not None:
         return (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * b
     return 2.0 * m.kv_heads * m.head_dim * b
 
 
-def kv_bytes_per_token(m: ModelSpec, kv_precision: str) -> int:
+def kv_bytes_per_token(m: ModelSpec, kv_precision: KVPrecision) -> int:
     """What one token costs when every layer keeps it (the figure calculators quote)."""
     return round(m.layers * kv_bytes_per_token_layer(m, kv_precision))
 
@@ -112,7 +128,7 @@ def cached_layer_tokens(m: ModelSpec, context: float) -> float:
 
 
 def kv_cache_bytes(
-    m: ModelSpec, kv_precision: str, context: float, concurrency: float, tp: int = 1
+    m: ModelSpec, kv_precision: KVPrecision, context: float, concurrency: float, tp: int = 1
 ) -> float:
     """KV cache for ``concurrency`` sequences of ``context`` tokens, sliding windows counted."""
     per = kv_bytes_per_token_layer(m, kv_precision)
@@ -140,36 +156,30 @@ def lora_params(m: ModelSpec, rank: int) -> float:
         attn = rank * ((h + q) + 2 * (h + kv) + (q + h))
     mats = 3 if m.gated_mlp else 2
     dense_mlp = rank * mats * (h + m.ffn)
-    moe_layers = _moe_layers(m)
-    dense_layers = m.layers - moe_layers
+    dense_layers, moe_layers = layer_split(m)
     shared = rank * mats * (h + (m.moe_ffn or m.ffn)) * m.shared_experts
     return m.layers * attn + dense_layers * dense_mlp + moe_layers * shared
-
-
-def _moe_layers(m: ModelSpec) -> int:
-    if not m.is_moe:
-        return 0
-    candidates = m.layers - m.dense_layers
-    return candidates // m.moe_every
 
 
 @dataclass(frozen=True)
 class TrainingState:
     """Model states of one training workload, before sharding (bytes)."""
 
-    workload: str
+    workload: TrainingWorkload
     weights: float
     grads: float
     optimizer: float
     trainable_params: float
-    base_precision: str
+    base_precision: Precision
 
     @property
     def total(self) -> float:
         return self.weights + self.grads + self.optimizer
 
 
-def training_state(m: ModelSpec, pc: ParamCount, workload: str, policy: Policy) -> TrainingState:
+def training_state(
+    m: ModelSpec, pc: ParamCount, workload: TrainingWorkload, policy: Policy
+) -> TrainingState:
     """Weights, gradients and Adam state for full training, LoRA (BF16 base) or QLoRA (NF4).
 
     Full training: 2 B bf16 weights + fp32 gradients + 12 B Adam (fp32 master, m, v) =
@@ -186,12 +196,8 @@ def training_state(m: ModelSpec, pc: ParamCount, workload: str, policy: Policy) 
             base_precision="bf16",
         )
     adapters = lora_params(m, policy.lora_rank)
-    if workload == "lora":
-        base, base_precision = weights_bytes(pc, "bf16", policy), "bf16"
-    elif workload == "qlora":
-        base, base_precision = weights_bytes(pc, "nf4", policy), "nf4"
-    else:
-        raise ValueError(f"'{workload}' is not a training workload")
+    base_precision: Precision = "bf16" if workload == "lora" else "nf4"
+    base = weights_bytes(pc, base_precision, policy)
     return TrainingState(
         workload=workload,
         weights=base + 2.0 * adapters,
@@ -217,7 +223,7 @@ def activations_per_gpu(m: ModelSpec, policy: Policy, tp: int = 1) -> float:
 
 
 def sharded_state_per_gpu(
-    state: TrainingState, *, model_parallel: int, dp: int, strategy: str
+    state: TrainingState, *, model_parallel: int, dp: int, strategy: Strategy
 ) -> float:
     """Per-GPU model states under a sharding strategy.
 
@@ -228,6 +234,11 @@ def sharded_state_per_gpu(
     per_mp = 1.0 / model_parallel
     if strategy == "zero3":
         return state.total * per_mp / dp
-    if strategy == "zero2":
-        return state.weights * per_mp + (state.grads + state.optimizer) * per_mp / dp
-    raise ValueError(f"unknown sharding strategy '{strategy}'")
+    return state.weights * per_mp + (state.grads + state.optimizer) * per_mp / dp
+
+
+def resident_weights_per_gpu(
+    state: TrainingState, *, model_parallel: int, dp: int, strategy: Strategy
+) -> float:
+    """The weights one GPU holds: split by tp*pp, and by dp too under FSDP full shard."""
+    return state.weights / model_parallel / (dp if strategy == "zero3" else 1)

@@ -1,0 +1,222 @@
+"""The catalog's schema: pydantic models of the data files (models, GPUs, links, policy).
+
+Every figure the engine quotes comes from ``engine/data/*.toml`` and every entry carries a
+``source``: the engine holds formulas, the data holds constants. The schema is strict
+(unknown fields are refused, every policy knob must say where its value comes from) so an
+operator editing the catalog learns at load time, from a message naming the file, the entry
+and the field (engine/catalog/load.py), what to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.catalog.names import resolve
+
+__all__ = ["MLA", "Catalog", "GPUSpec", "LinkSpec", "ModelSpec", "Policy"]
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MLA(_Entry):
+    """Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds one latent per layer."""
+
+    q_lora_rank: int | None = Field(default=None, ge=1)
+    kv_lora_rank: int = Field(ge=1)
+    qk_nope_head_dim: int = Field(ge=1)
+    qk_rope_head_dim: int = Field(ge=1)
+    v_head_dim: int = Field(ge=1)
+
+
+class ModelSpec(_Entry):
+    """One open-weight model's architecture, as its Hugging Face ``config.json`` states it."""
+
+    id: str = Field(description="short id, e.g. llama-3.1-70b")
+    name: str = Field(description="display name, e.g. Llama 3.1 70B")
+    hf_id: str = Field(description="Hugging Face repo id of the base model")
+    aliases: list[str] = Field(default_factory=list)
+    params_b: float = Field(gt=0, description="published total parameters, billions")
+    active_params_b: float | None = Field(default=None, gt=0, description="published active (MoE)")
+    layers: int = Field(ge=1)
+    hidden: int = Field(ge=1)
+    heads: int = Field(ge=1)
+    kv_heads: int = Field(ge=1)
+    head_dim: int = Field(ge=1)
+    ffn: int = Field(ge=1, description="dense MLP intermediate size")
+    vocab: int = Field(ge=1)
+    tied_embeddings: bool = False
+    gated_mlp: bool = True
+    # Mixture of experts
+    experts: int = Field(default=0, ge=0, description="routed experts per MoE layer")
+    experts_active: int = Field(default=0, ge=0, description="routed experts per token")
+    shared_experts: int = Field(default=0, ge=0)
+    moe_ffn: int | None = Field(default=None, ge=1, description="expert intermediate size")
+    dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense MLP")
+    moe_every: int = Field(default=1, ge=1, description="every n-th layer is MoE (Llama 4)")
+    # Attention variants
+    mla: MLA | None = None
+    attn_bias: Literal["none", "qkv", "qkvo"] = Field(
+        default="none",
+        description="linear biases on attention projections: Qwen2.5 'qkv', gpt-oss 'qkvo'",
+    )
+    attention_sinks: bool = Field(
+        default=False, description="one learned sink logit per head per layer (gpt-oss)"
+    )
+    qk_norm: bool = Field(
+        default=False,
+        description="learned RMSNorm (head_dim weights) on queries and keys (Qwen3, Gemma 3)",
+    )
+    mlp_bias: bool = Field(
+        default=False, description="biases on expert/MLP projections and the router (gpt-oss)"
+    )
+    norms_per_layer: int = Field(
+        default=2, ge=0, description="RMSNorm vectors of size hidden per layer (Gemma 2/3: 4)"
+    )
+    sliding_window: int | None = Field(default=None, ge=1)
+    swa_layers: int = Field(default=0, ge=0, description="layers limited to the sliding window")
+    max_context: int = Field(ge=1)
+    released: str | None = None
+    active_excludes_input_embedding: bool = Field(
+        default=False,
+        description="the publisher's active count leaves out the input embedding lookup "
+        "(OpenAI's gpt-oss model card); says how active_params_b was counted, nothing more",
+    )
+    source: str = Field(min_length=1)
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.experts and not (self.experts_active and self.moe_ffn):
+            raise ValueError("an MoE model needs experts_active and moe_ffn")
+        if self.experts_active > self.experts:
+            raise ValueError("experts_active exceeds experts")
+        if self.swa_layers > self.layers:
+            raise ValueError("swa_layers exceeds layers")
+        if self.swa_layers and not self.sliding_window:
+            raise ValueError("swa_layers needs sliding_window")
+        if self.heads % self.kv_heads and self.mla is None:
+            raise ValueError("heads must be a multiple of kv_heads")
+        return self
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+
+class _Hardware(_Entry):
+    """What every GPU and link entry carries: names people type, and where figures come from."""
+
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    source: str = Field(min_length=1)
+    estimated: bool = Field(
+        default=False,
+        description="some figures are derived rather than published or measured; every "
+        "answer that relies on the entry says which, with the message 'estimated.<id>' of "
+        "engine/data/messages (a test checks each flagged entry has one, in every language)",
+    )
+    notes: str | None = None
+
+
+class GPUSpec(_Hardware):
+    """One accelerator: memory, bandwidth, dense tensor throughput, and how it is built."""
+
+    memory_gb: float = Field(gt=0)
+    mem_bw_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
+    bf16_tflops: float = Field(gt=0, description="dense BF16 tensor TFLOPS (FP32 accumulate)")
+    fp8_tflops: float | None = Field(
+        default=None, gt=0, description="dense FP8 tensor TFLOPS; None = no FP8 tensor cores (A100)"
+    )
+    fp4_tflops: float | None = Field(default=None, gt=0)
+    host_link: str
+    form: Literal["pcie", "sxm"]
+    nvlink: bool
+    in_node_link: str = Field(description="link id used between GPUs of one node")
+    power_w: float = Field(gt=0)
+    vendor_builds: bool = Field(description="the vendor sells servers with it (else compare only)")
+
+
+class LinkSpec(_Hardware):
+    """A GPU-to-GPU path: effective bandwidth and per-collective latency, as measured."""
+
+    scope: Literal["intra", "inter"]
+    bandwidth_gbs: float = Field(gt=0, description="effective unidirectional GB/s per GPU/NIC")
+    allreduce_busbw_gbs: float = Field(gt=0, description="NCCL all-reduce bus bandwidth, GB/s")
+    latency_us: float = Field(ge=0, description="fixed cost of one collective, microseconds")
+    needs_dedicated_fabric: bool = False
+
+
+class Policy(_Entry):
+    """The article's rules and the engine's calibration knobs, each with its reason."""
+
+    max_weights_share: float = Field(gt=0, le=1)
+    comfortable_weights_share: float = Field(gt=0, le=1)
+    efficiency_floor: float = Field(gt=0, le=1)
+    runtime_reserve_gb_per_gpu: float = Field(ge=0)
+    training_state_max_share: float = Field(gt=0, le=1)
+    int4_group_size: int = Field(ge=1)
+    int4_scale_bits: int = Field(ge=0)
+    int4_zero_bits: int = Field(ge=0)
+    nf4_bits_per_param: float = Field(gt=0)
+    adam_bytes_per_param: float = Field(gt=0)
+    master_grad_bytes_per_param: float = Field(gt=0)
+    lora_rank: int = Field(ge=1)
+    train_seq_len: int = Field(ge=1)
+    train_micro_batch: int = Field(ge=1)
+    global_batch_tokens: float = Field(gt=0)
+    activation_ckpt_bytes: float = Field(gt=0)
+    activation_layer_bytes: float = Field(gt=0)
+    logits_bytes: float = Field(gt=0)
+    mfu_train: float = Field(gt=0, le=1)
+    mfu_decode: float = Field(gt=0, le=1)
+    mfu_prefill: float = Field(gt=0, le=1)
+    hbm_efficiency: float = Field(gt=0, le=1)
+    tp_comm_overlap: float = Field(ge=0, lt=1)
+    dp_comm_overlap: float = Field(ge=0, lt=1)
+    output_share: float = Field(gt=0, lt=1)
+    nics_per_node: int = Field(ge=1)
+    max_cluster_nodes: int = Field(ge=2)
+    default_finetune_tokens: float = Field(gt=0)
+    default_deadline_days: float = Field(gt=0)
+    hours_per_month: float = Field(gt=0)
+    pretrain_tokens_per_param: float = Field(gt=0)
+    frontier_params_b: float = Field(gt=0)
+    synthetic_max_context: int = Field(ge=1, description="context of a model known by size")
+    full_node_gpus: int = Field(ge=2, description="the article's one big node (C19)")
+    sources: dict[str, str] = Field(description="why each knob has its value")
+
+    @model_validator(mode="after")
+    def _every_knob_sourced(self) -> Policy:
+        missing = [k for k in type(self).model_fields if k != "sources" and k not in self.sources]
+        if missing:
+            raise ValueError(f"no entry in [sources] for: {', '.join(missing)}")
+        return self
+
+
+class Catalog(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    models: dict[str, ModelSpec]
+    gpus: dict[str, GPUSpec]
+    links: dict[str, LinkSpec]
+    policy: Policy
+
+    # -- lookups (engine/catalog/names.py) -------------------------------------------------
+    def model(self, text: str) -> ModelSpec:
+        """Resolve what a person typed (HF id, short id, loose form) to one model."""
+        return resolve(text, self.models, "model")
+
+    def gpu(self, text: str) -> GPUSpec:
+        return resolve(text, self.gpus, "gpu")
+
+    def link(self, text: str) -> LinkSpec:
+        return resolve(text, self.links, "link")
+
+    def inter_links(self) -> list[LinkSpec]:
+        """The links that run between nodes (the interconnect menu)."""
+        return [lk for lk in self.links.values() if lk.scope == "inter"]

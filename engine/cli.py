@@ -1,0 +1,350 @@
+"""Command line: ``python -m engine recommend|memory|scaling|catalog [...] [--json] [--lang]``.
+
+A contract for tests, operators and the other layers' engineers: ``--json`` prints exactly
+one JSON object on stdout (for ``recommend``, the :class:`engine.result.Recommendation` dump,
+its sentences as messages: id + params); without it, a readable table in ``--lang`` (en or
+fr), rendered from the same messages. Quantities are read by engine/units.py, so ``--context
+6k`` is 6,144 tokens and ``--target-tokens-per-s 6k`` is 6,000 tokens/s, as everywhere else.
+Bad flags or unknown names exit with status 2 and a message that says what was wrong (and the
+nearest catalog names); no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine import units
+from engine.catalog import ModelSpec, catalog
+from engine.decision import recommend, terms
+from engine.errors import EngineError
+from engine.physics.comm import Fabric
+from engine.physics.memory import (
+    activations_per_gpu,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    training_state,
+    weights_bytes,
+)
+from engine.physics.params import count_params, dense_spec_from_params
+from engine.physics.training import project
+from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
+from engine.result import VERDICT_IDS, Recommendation
+from engine.units import GB, Kind, Lang
+from engine.wording import Message, msg, render
+
+__all__ = ["main"]
+
+WORKLOADS = ["inference", *TRAINING]
+PRECISIONS = ["bf16", "fp16", "fp8", "int4"]
+
+
+class UsageError(Exception):
+    """Input the engine cannot use; exits 2 with this message."""
+
+
+def _reader(kind: Kind, unit: str = "") -> Callable[[str], float]:
+    """An argparse type that reads a quantity the way every face does (engine/units.py)."""
+    def read(text: str) -> float:
+        try:
+            return units.parse(text, kind, unit=unit)
+        except units.UnitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return read
+
+
+def _whole(kind: Kind) -> Callable[[str], int]:
+    base = _reader(kind)
+
+    def read(text: str) -> int:
+        value = base(text)
+        if value != int(value):
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+        return int(value)
+    return read
+
+
+_context = _whole(Kind.CONTEXT)
+_count = _whole(Kind.COUNT)
+_rate = _reader(Kind.RATE, unit=r"tok(?:en)?s?/s")
+_tokens = _reader(Kind.TOKENS, unit=r"tok(?:en)?s?")
+
+
+def _model_args(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    g = p.add_mutually_exclusive_group(required=default is None)
+    g.add_argument("--model", default=default,
+                   help="catalog id, Hugging Face id or a loose name"
+                   + (f" (default {default})" if default else ""))
+    g.add_argument("--params-b", type=float, help="size a dense model from its parameter count")
+
+
+def _output_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--lang", choices=list(units.LANGS), default="en",
+                   help="language of the readable output (default en)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = root.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("recommend", help="run the five questions and print the verdict")
+    _model_args(r)
+    r.add_argument("--workload", choices=WORKLOADS, default="inference")
+    r.add_argument("--precision", choices=PRECISIONS, default="fp8")
+    r.add_argument("--no-int4", action="store_true", help="INT4 quality is not acceptable")
+    r.add_argument("--concurrency", type=_count, default=32)
+    r.add_argument("--context", type=_context, default=8192, help="tokens (8k = 8,192)")
+    r.add_argument("--kv-precision", choices=["bf16", "fp8"], default="bf16")
+    r.add_argument("--target-tokens-per-s", type=_rate, help="tokens/s (6k = 6,000)")
+    r.add_argument("--gpu", default=DEFAULT_GPU)
+    r.add_argument("--gpus-per-node", type=int, default=8)
+    r.add_argument("--interconnect", default=DEFAULT_INTERCONNECT)
+    r.add_argument("--train-tokens", type=_tokens, help="token budget (1.5T = 1.5 x 10^12)")
+    r.add_argument("--deadline-days", type=float)
+    r.add_argument("--no-alternatives", action="store_true")
+    _output_args(r)
+
+    m = sub.add_parser("memory", help="weights, KV cache and training state of one model")
+    _model_args(m)
+    m.add_argument("--workload", choices=WORKLOADS, default="inference")
+    m.add_argument("--precision", choices=PRECISIONS, default="fp8")
+    m.add_argument("--kv-precision", choices=["bf16", "fp8"], default="bf16")
+    m.add_argument("--concurrency", type=_count, default=1)
+    m.add_argument("--context", type=_context, default=8192)
+    m.add_argument("--tp", type=int, default=1, help="tensor parallelism (KV head replication)")
+    _output_args(m)
+
+    s = sub.add_parser("scaling", help="step time and scaling efficiency of a layout")
+    # The article's scaling table is for a 70B-class training step: that is the default.
+    _model_args(s, default="llama-3.1-70b")
+    s.add_argument("--workload", choices=list(TRAINING), default="full-finetune")
+    s.add_argument("--gpu", default=DEFAULT_GPU)
+    s.add_argument("--nodes", type=int, default=1)
+    s.add_argument("--gpus-per-node", type=int, default=8)
+    s.add_argument("--tp", type=int, default=8)
+    s.add_argument("--pp", type=int, default=1)
+    s.add_argument("--dp", type=int, default=1)
+    s.add_argument("--strategy", choices=["zero2", "zero3"], default="zero2")
+    s.add_argument("--interconnect", default=DEFAULT_INTERCONNECT)
+    _output_args(s)
+
+    c = sub.add_parser("catalog", help="the GPUs, links and models the engine knows")
+    _output_args(c)
+    return root
+
+
+def _model(args: argparse.Namespace) -> tuple[ModelSpec, list[Message]]:
+    if args.params_b is None and args.model is not None:
+        return catalog().model(args.model), []
+    if args.params_b is None or args.params_b <= 0:
+        raise UsageError("--params-b must be a positive number of billions")
+    return dense_spec_from_params(args.params_b, catalog().policy.synthetic_max_context)
+
+
+def _positive(**values: int) -> None:
+    for name, v in values.items():
+        if v < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1 (got {v})")
+
+
+def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
+    fields = {
+        "model": args.model, "params_b": args.params_b, "workload": args.workload,
+        "precision": args.precision, "allow_int4": not args.no_int4,
+        "concurrency": args.concurrency, "context": args.context,
+        "kv_precision": args.kv_precision, "target_tokens_per_s": args.target_tokens_per_s,
+        "gpu": args.gpu, "gpus_per_node": args.gpus_per_node,
+        "interconnect": args.interconnect, "train_tokens": args.train_tokens,
+        "deadline_days": args.deadline_days,
+    }
+    try:
+        req = SizingRequest.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]).replace("_", "-") if err["loc"] else "input"
+        raise UsageError(f"--{field}: {err['msg']}") from None
+    rec = recommend(req, alternatives=not args.no_alternatives)
+    return rec.model_dump(mode="json")
+
+
+def cmd_memory(args: argparse.Namespace) -> dict[str, Any]:
+    _positive(concurrency=args.concurrency, context=args.context, tp=args.tp)
+    m, notes = _model(args)
+    pol = catalog().policy
+    pc = count_params(m)
+    out: dict[str, Any] = {
+        "model": m.id,
+        "params": pc.total,
+        "active_params": pc.active,
+        "precision": args.precision,
+        "weights_gb": round(weights_bytes(pc, args.precision, pol) / GB, 3),
+        "kv_precision": args.kv_precision,
+        "kv_bytes_per_token": kv_bytes_per_token(m, args.kv_precision),
+        "context": args.context,
+        "concurrency": args.concurrency,
+        "kv_cache_gb": round(
+            kv_cache_bytes(m, args.kv_precision, args.context, args.concurrency, args.tp) / GB, 3
+        ),
+        "training_state_gb": None,
+        "assumptions": [n.model_dump(mode="json") for n in notes],
+    }
+    if args.workload in TRAINING:
+        st = training_state(m, pc, args.workload, pol)
+        out["training_state_gb"] = round(st.total / GB, 3)
+        out["activations_gb_per_gpu"] = round(activations_per_gpu(m, pol) / GB, 3)
+    return out
+
+
+def cmd_scaling(args: argparse.Namespace) -> dict[str, Any]:
+    _positive(nodes=args.nodes, gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp,
+              dp=args.dp)
+    if args.tp * args.pp * args.dp != args.nodes * args.gpus_per_node:
+        raise UsageError(
+            f"--tp x --pp x --dp = {args.tp * args.pp * args.dp} must equal --nodes x "
+            f"--gpus-per-node = {args.nodes * args.gpus_per_node}"
+        )
+    cat = catalog()
+    m, notes = _model(args)
+    gpu = cat.gpu(args.gpu)
+    link = cat.link(args.interconnect)
+    pc = count_params(m)
+    st = training_state(m, pc, args.workload, cat.policy)
+    fabric = Fabric(cat.links[gpu.in_node_link], link, cat.policy.nics_per_node)
+    plan = project(m, pc, st, gpu, fabric, cat.policy, nodes=args.nodes,
+                   gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp, dp=args.dp,
+                   strategy=args.strategy)
+    return {
+        "model": m.id, "gpu": gpu.id, "interconnect": link.id, "nodes": args.nodes,
+        "gpus_per_node": args.gpus_per_node,
+        "layout": {"tp": args.tp, "pp": args.pp, "dp": args.dp, "strategy": args.strategy},
+        "efficiency": round(plan.efficiency, 4),
+        "step_time_s": round(plan.step_time_s, 3),
+        "comm_share": round(plan.comm_share, 4),
+        "fits": plan.fits,
+        "memory_per_gpu_gb": round(
+            (plan.state_per_gpu + plan.activations_per_gpu + plan.reserve_per_gpu) / GB, 2
+        ),
+        "assumptions": [n.model_dump(mode="json") for n in notes],
+    }
+
+
+def cmd_catalog(args: argparse.Namespace) -> dict[str, Any]:
+    cat = catalog()
+    return {
+        "gpus": [g.model_dump(mode="json") for g in cat.gpus.values()],
+        "links": [lk.model_dump(mode="json") for lk in cat.links.values()],
+        "models": [m.model_dump(mode="json") for m in cat.models.values()],
+    }
+
+
+# -- readable output -------------------------------------------------------------------------
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+
+
+def _fmt(v: Any, lang: Lang) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return str(v)
+    return units.short(v, lang) if abs(v) < 100 else units.count(v, lang)
+
+
+_ANSWER_IDS = {"yes": "answer.yes", "no": "answer.no", "not applicable": "answer.not_applicable"}
+
+
+def render_recommendation(rec: Recommendation, lang: Lang) -> str:
+    """The recommendation as a person reads it in a terminal, in ``lang``."""
+    def say(m: Message) -> str:
+        return render(m, lang)
+
+    lines = [say(rec.headline), ""]
+    for q in rec.questions:
+        lines.append(say(msg("cli.step", step=q.step, question=q.question)))
+        lines.append("  " + say(msg("cli.answer", answer=msg(_ANSWER_IDS[q.answer]),
+                                    because=q.because)))
+    lines.append("")
+    lay = rec.layout
+    hardware = msg("hardware.node", gpus=rec.gpus_per_node, gpu=rec.gpu_name)
+    rows = [
+        (say(msg("cli.verdict")),
+         say(msg("cli.verdict_value", verdict=msg(VERDICT_IDS[rec.verdict]), step=rec.step))),
+        (say(msg("cli.hardware")),
+         say(msg("cli.hardware_value", nodes=rec.nodes, hardware=hardware))),
+        (say(msg("cli.precision")), say(terms.precision(rec.precision))),
+        (say(msg("cli.layout")), f"TP={lay.tp} PP={lay.pp} DP={lay.dp}"),
+    ]
+    pic = rec.numbers.memory
+    if pic is not None:
+        seg = pic.per_copy
+        value = say(msg("cli.memory_value", weights=seg.weights_gb, work=seg.work_gb,
+                        kind=msg(f"cli.work_{seg.work}"), reserve=seg.reserve_gb,
+                        used=seg.used_gb, vram=seg.vram_gb, free=seg.free_share))
+        if pic.copies > 1:
+            value += "; " + say(msg("cli.copies", copies=pic.copies, total=pic.total.used_gb,
+                                    total_vram=pic.total.vram_gb))
+        rows.append((say(msg("cli.memory")), value))
+    rows += [(k, _fmt(v, lang)) for k, v in rec.numbers.model_dump().items()
+             if v is not None and k != "memory"]
+    lines.append(_table(rows))
+    for title, items in (("cli.caveats", rec.caveats), ("cli.assumptions", rec.assumptions),
+                         ("cli.math", rec.math)):
+        if items:
+            lines += ["", say(msg(title))] + [f"  - {say(c)}" for c in items]
+    if rec.alternatives:
+        lines += ["", say(msg("cli.alternatives"))] + [
+            f"  - {say(msg('cli.alternative', label=a.label, summary=a.summary))}"
+            for a in rec.alternatives
+        ]
+    return "\n".join(lines)
+
+
+def render_result(command: str, d: dict[str, Any], lang: Lang) -> str:
+    if command == "recommend":
+        return render_recommendation(Recommendation.model_validate(d), lang)
+    if command == "catalog":
+        out = []
+        for kind, key in (("GPUs", "gpus"), ("Links", "links"), ("Models", "models")):
+            out.append(f"{kind}:")
+            out += [f"  {e['id']:<24} {e['name']}" for e in d[key]]
+        return "\n".join(out)
+    notes = [render(Message.model_validate(n), lang) for n in d.get("assumptions", [])]
+    rows = [(k, _fmt(v, lang)) for k, v in d.items() if not isinstance(v, list | dict)]
+    rows += [(k, json.dumps(v)) for k, v in d.items() if isinstance(v, dict)]
+    return _table(rows) + "".join(f"\n  - {n}" for n in notes)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "recommend": cmd_recommend,
+    "memory": cmd_memory,
+    "scaling": cmd_scaling,
+    "catalog": cmd_catalog,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    lang: Lang = args.lang
+    try:
+        result = COMMANDS[args.command](args)
+    except EngineError as exc:
+        print(f"error: {render(exc.message, lang)}", file=sys.stderr)
+        return 2
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(result) if args.json else render_result(args.command, result, lang))
+    except BrokenPipeError:  # the reader stopped early (``| head``): nothing left to say
+        sys.stderr.close()
+    return 0

@@ -1,0 +1,60 @@
+"""The decision: a sizing request in, a :class:`engine.result.Recommendation` out.
+
+``recommend`` builds the request's facts once (engine/decision/facts.py), walks the tree
+(engine/decision/tree.py), checks the research-lab trap (trap.py) and, when asked, compares
+other GPUs and INT4 (alternatives.py). Over the packaged catalog the answer is memoized: the
+engine is a pure function of a frozen request, and a conversation asks the same question
+again on every turn.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.catalog.load import catalog
+from engine.catalog.schema import Catalog
+from engine.decision.alternatives import alternatives as other_options
+from engine.decision.facts import build_facts, max_context
+from engine.decision.trap import decided
+from engine.request import SizingRequest
+from engine.result import Recommendation
+
+__all__ = ["clear_cache", "max_context", "recommend"]
+
+
+def recommend(
+    req: SizingRequest, cat: Catalog | None = None, *, alternatives: bool = True
+) -> Recommendation:
+    """Run the five questions for one request and return the verdict with its evidence.
+
+    Raises :class:`engine.errors.UnknownModel` / ``UnknownEntry`` for names the catalog does
+    not hold and :class:`engine.errors.UnsizableRequest` for a request the engine cannot size
+    (a context beyond the model's limit, an in-node link between nodes); all three are
+    :class:`engine.errors.EngineError`. ``alternatives=False`` skips the other GPUs and INT4
+    (the runner-up layout is always there).
+    """
+    if cat is None:
+        return _recommend_packaged(req, frozenset(req.model_fields_set), alternatives)
+    return _recommend(req, cat, alternatives)
+
+
+@lru_cache(maxsize=1024)
+def _recommend_packaged(
+    req: SizingRequest, given: frozenset[str], alternatives: bool
+) -> Recommendation:
+    """Answers over the packaged catalog, memoized. ``given`` (the fields the person set) is
+    part of the key: a default context is capped at the model's limit, the same number given
+    explicitly is an error."""
+    return _recommend(req, catalog(), alternatives)
+
+
+def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommendation:
+    facts, rec = decided(build_facts(req, cat))
+    if alternatives:
+        rec = rec.model_copy(update={"alternatives": other_options(facts, rec)})
+    return rec
+
+
+def clear_cache() -> None:
+    """Forget the memoized answers (benchmarks measure the computed path with it)."""
+    _recommend_packaged.cache_clear()

@@ -1,0 +1,144 @@
+"""Question 4: it does not fit one node; does a 2-4 node InfiniBand cluster hold it in time?
+
+Serving: the fewest nodes (2 up to the policy's ``max_cluster_nodes``) whose one multi-node
+instance (TP inside each node, PP across) holds the weights and the KV cache (C13), with
+copies of that cluster when a throughput target needs more. Training: the fewest nodes whose
+best layout holds the sharded state and finishes before the deadline (C10), with the
+projected scaling efficiency and, under 60 %, the advice to rethink (C16). Every multi-node
+answer states the operational tax (C18).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.decision import evidence, terms
+from engine.decision.facts import Facts
+from engine.decision.figures import serving, trained
+from engine.decision.outcome import StepOutcome
+from engine.decision.picture import held_per_gpu
+from engine.physics.inference import InferencePlan
+from engine.physics.training import TrainingPlan
+from engine.request import SizingRequest
+from engine.result import Precision, StepAnswer
+from engine.wording import Message, msg
+
+__all__ = ["MULTI_NODE_TAX", "answer", "precisions", "question", "replicated",
+           "smallest_cluster"]
+
+#: The operational tax of crossing the node boundary (C18), said by every multi-node answer.
+MULTI_NODE_TAX: tuple[Message, ...] = (
+    msg("tax.storage"),
+    msg("tax.checkpoints"),
+    msg("tax.network"),
+    msg("tax.monitoring"),
+    msg("tax.failures"),
+    msg("tax.engineering"),
+)
+
+
+def question(facts: Facts) -> Message:
+    return msg("question.step4", max_nodes=facts.policy.max_cluster_nodes)
+
+
+def precisions(request: SizingRequest) -> list[Precision]:
+    """The weight formats serving may use: the person's, then INT4 if allowed."""
+    out: list[Precision] = [request.precision]
+    if request.allow_int4 and request.precision != "int4":
+        out.append("int4")
+    return out
+
+
+def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
+    """(nodes, plan, copies): the fewest nodes whose one multi-node instance holds the model,
+    and the copies of it a throughput target needs."""
+    target = facts.request.target_tokens_per_s
+    for nodes in range(2, facts.policy.max_cluster_nodes + 1):
+        for prec in precisions(facts.request):
+            plan, _ = facts.inference(prec, nodes)
+            if plan is not None:
+                copies = 1
+                if target and plan.tokens_per_s < target:
+                    copies = math.ceil(target / plan.tokens_per_s)
+                return nodes, plan, copies
+    return None
+
+
+def replicated(facts: Facts, node_plan: TrainingPlan, nodes: int) -> TrainingPlan:
+    """``nodes`` copies of a one-node training layout, data parallel across the link."""
+    return facts.project(nodes=nodes, tp=node_plan.tp, pp=node_plan.pp,
+                         dp=node_plan.dp * nodes, strategy=node_plan.strategy)
+
+
+def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
+    q = question(facts)
+    found = smallest_cluster(facts)
+    if found is None:
+        because = msg("evidence.no_cluster", load=terms.load(facts),
+                      hardware=terms.hardware(facts, facts.policy.max_cluster_nodes))
+        return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
+    nodes, plan, copies = found
+    deployment = serving(facts, "multi_node", plan, nodes=nodes,
+                         replicas=copies if copies > 1 else None, copies=copies)
+    fit = evidence.fit(facts, plan)
+    pic = deployment.numbers.memory
+    assert pic is not None  # a serving deployment always has its picture
+    because = msg("evidence.cluster", hardware=terms.hardware(facts, nodes),
+                  vram=pic.per_copy.vram_gb, fit=fit, link=facts.link.name,
+                  tokens_per_s=plan.tokens_per_s)
+    assumptions: tuple[Message, ...] = ()
+    if copies > 1:
+        because = msg("evidence.cluster_copies", cluster=because, copies=copies,
+                      target=request.target_tokens_per_s)
+        assumptions = (msg("assumption.target_clusters", copies=copies,
+                           load=terms.load(facts)),)
+    caveats: list[Message] = []
+    if plan.precision == "int4" and request.precision != "int4":
+        caveats.append(msg("caveat.cluster_int4", precision=terms.precision(request.precision)))
+    caveats.append(msg("caveat.serving_across_nodes"))
+    caveats.extend(MULTI_NODE_TAX)
+    return StepOutcome(StepAnswer(step=4, question=q, answer="yes", because=because),
+                       deployment, caveats=tuple(caveats), assumptions=assumptions)
+
+
+def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
+    pol, q = facts.policy, question(facts)
+    if facts.training(1)[0] is not None:  # the state fits one node: time, not size, is short
+        because = msg("evidence.train_compute_bound", nodes=pol.max_cluster_nodes)
+        return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
+    first_fit: TrainingPlan | None = None
+    tokens, deadline = facts.train_tokens, facts.deadline_days
+    for nodes in range(2, pol.max_cluster_nodes + 1):
+        plan, _ = facts.training(nodes)
+        if plan is None:
+            continue
+        first_fit = first_fit or plan
+        if plan.days(tokens) > deadline:
+            continue
+        because = msg("evidence.train_cluster", hardware=terms.hardware(facts, nodes),
+                      link=facts.link.name, state=facts.state.total,
+                      layout=terms.training_layout(plan), per_gpu=held_per_gpu(plan),
+                      tokens=tokens,
+                      days=plan.days(tokens), efficiency=plan.efficiency)
+        caveats: list[Message] = []
+        if plan.efficiency < pol.efficiency_floor:
+            caveats.append(msg("caveat.rethink", efficiency=plan.efficiency,
+                               floor=pol.efficiency_floor))
+        if facts.link.needs_dedicated_fabric is False:
+            caveats.append(msg("caveat.not_infiniband", link=facts.link.name))
+        caveats.extend(MULTI_NODE_TAX)
+        return StepOutcome(StepAnswer(step=4, question=q, answer="yes", because=because),
+                           trained(facts, "multi_node", plan), caveats=tuple(caveats))
+    if first_fit is None:
+        because = msg("evidence.train_no_cluster", state=facts.state.total,
+                      hardware=terms.hardware(facts, pol.max_cluster_nodes))
+    else:
+        because = msg("evidence.train_cluster_late", deadline=deadline,
+                      hardware=terms.hardware(facts, first_fit.nodes),
+                      max_nodes=pol.max_cluster_nodes)
+    return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
+
+
+def answer(request: SizingRequest, facts: Facts) -> StepOutcome:
+    """Step 4 of the tree; yes -> ``multi_node``."""
+    return _training(request, facts) if request.is_training else _serving(request, facts)

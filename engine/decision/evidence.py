@@ -1,0 +1,68 @@
+"""The evidence a serving step quotes: why a layout fits one node (or a cluster), or why not.
+
+The figures come from the VRAM picture (engine/decision/picture.py), so what a step says is
+used and free is what the face's bar draws. A "no" is explained with the layout that came
+closest to fitting: either the weights break the article's 70 % rule (C2) or they fit and
+the work does not ("room for the weights, not for the work", C4).
+"""
+
+from __future__ import annotations
+
+from engine.decision import terms
+from engine.decision.facts import Facts
+from engine.decision.picture import inference_bytes, inference_picture
+from engine.physics.inference import InferencePlan
+from engine.result import Precision
+from engine.wording import Message, Param, msg
+
+__all__ = ["fit", "miss", "nearest_miss", "rate"]
+
+
+def fit(facts: Facts, plan: InferencePlan) -> Message:
+    """Weights against the VRAM holding them, the KV cache, what is used and stays free."""
+    seg = inference_picture(plan).per_copy
+    common: dict[str, Param] = dict(
+        precision=terms.precision(plan.precision), load=terms.load(facts), kv=seg.work_gb,
+        reserve=seg.reserve_gb, used=seg.used_gb, vram=seg.vram_gb, free_share=seg.free_share,
+        layout=terms.inference_layout(plan))
+    if plan.dp == 1:
+        return msg("evidence.fit", weights=seg.weights_gb, weights_share=plan.weights_share,
+                   **common)
+    return msg("evidence.fit_copies", copies=plan.dp, weights=seg.weights_gb,
+               weights_each=seg.weights_gb / plan.dp, weights_share=plan.weights_share,
+               copy_vram=seg.vram_gb / plan.dp, **common)
+
+
+def rate(facts: Facts, plan: InferencePlan, evidence: Message) -> Message:
+    """The evidence, then the tokens/s, and whether they fall short of the target."""
+    target = facts.request.target_tokens_per_s
+    if target and plan.tokens_per_s < target:
+        return msg("evidence.slow", fit=evidence, tokens_per_s=plan.tokens_per_s,
+                   target=target)
+    return msg("evidence.rate", fit=evidence, tokens_per_s=plan.tokens_per_s)
+
+
+def nearest_miss(plans: list[InferencePlan]) -> InferencePlan:
+    """The layout that came closest to fitting (least VRAM used), to explain a 'no'."""
+    whole = [p for p in plans if p.dp == 1 and p.tp * p.pp == p.nodes * p.gpus_per_node]
+    pool = whole or plans
+    def used(p: InferencePlan) -> float:
+        vram, weights, kv, reserve = inference_bytes(p)
+        return (weights + kv + reserve) / vram
+
+    return min(pool, key=lambda p: (used(p), -p.tp))
+
+
+def miss(facts: Facts, plans: list[InferencePlan], precision: Precision) -> Message:
+    """Why no layout fits: the 70 % rule, or no room for the KV cache."""
+    near = nearest_miss(plans)
+    seg = inference_picture(near).per_copy
+    policy = facts.policy
+    if near.weights_share > policy.max_weights_share:
+        return msg("evidence.over_rule", precision=terms.precision(precision),
+                   weights=seg.weights_gb, weights_share=near.weights_share,
+                   hardware=terms.hardware(facts, near.nodes), vram=seg.vram_gb,
+                   max_share=policy.max_weights_share)
+    return msg("evidence.no_room", precision=terms.precision(precision),
+               weights=seg.weights_gb, weights_share=near.weights_share,
+               load=terms.load(facts), kv=seg.work_gb, used=seg.used_gb, vram=seg.vram_gb)

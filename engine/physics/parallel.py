@@ -1,0 +1,72 @@
+"""Parallel layouts: how a node's or a cluster's GPUs split into TP x PP x DP, and their notation.
+
+Inference and training search the same space (tensor parallelism inside a node, pipeline and
+data parallelism over the rest) with different rules for what counts; the divisors, the
+rules and the way a layout is written ("TP=4 x PP=2 x DP=2") are defined here once.
+"""
+
+from __future__ import annotations
+
+from engine.catalog.schema import ModelSpec
+from engine.physics.memory import Strategy
+
+__all__ = ["divisors", "inference_layouts", "notation", "training_layouts"]
+
+
+def divisors(n: int) -> list[int]:
+    """Every divisor of ``n``, ascending."""
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True) -> str:
+    """A layout as engineers write it: 'TP=4 x PP=2 x DP=2' (the same in every language).
+
+    Inference always names its TP ('TP=1'); training leaves a TP of 1 out ('DP=8') and writes
+    a single GPU as '1 GPU' (see engine/decision/terms.py for the words around it).
+    """
+    parts = [f"TP={tp}"] if tp > 1 or show_tp1 else []
+    if pp > 1:
+        parts.append(f"PP={pp}")
+    if dp > 1:
+        parts.append(f"DP={dp}")
+    return " x ".join(parts) or "1 GPU"
+
+
+def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
+    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one.
+
+    Over several nodes only instances that span nodes count: copies that each fit in one
+    node are replicas behind a load balancer, which the decision sizes on its own.
+    """
+    total = nodes * gpus_per_node
+    out = []
+    for tp in divisors(gpus_per_node):
+        for inst in divisors(total):
+            if inst % tp:
+                continue
+            pp = inst // tp
+            if pp > m.layers:
+                continue
+            if inst > gpus_per_node and inst % gpus_per_node:
+                continue
+            if inst <= gpus_per_node and (gpus_per_node % inst or nodes > 1):
+                continue
+            out.append((tp, pp, total // inst))
+    return out
+
+
+def training_layouts(
+    m: ModelSpec, nodes: int, gpus_per_node: int
+) -> list[tuple[int, int, int, Strategy]]:
+    """Candidate layouts: TP within a node, PP and DP over the rest, ZeRO-2 or FSDP."""
+    total = nodes * gpus_per_node
+    out: list[tuple[int, int, int, Strategy]] = []
+    for tp in divisors(gpus_per_node):
+        for pp in divisors(total // tp):
+            if pp > m.layers:
+                continue
+            dp = total // (tp * pp)
+            strategies: tuple[Strategy, ...] = ("zero2", "zero3") if dp > 1 else ("zero2",)
+            for strategy in strategies:
+                out.append((tp, pp, dp, strategy))
+    return out
