@@ -1,10 +1,12 @@
-"""Measure the dialogue: the cost of one turn, Redis round trips per turn, stored bytes.
+"""Measure the dialogue: the cost of one turn, of reading one message, Redis round trips
+per turn, stored bytes.
 
     .venv/bin/python bench/dialogue.py          (REDIS_URL to use a running Redis; else a
                                                   throwaway redis-server is started if present)
 
-Goals (issue 3): a turn under 200 us without I/O, at most two Redis round trips per turn,
-under 4 KB per stored conversation. Prints numbers; passes or fails nothing.
+Goals: a turn under 200 us without I/O and the engine; reading any single message under
+5 ms (issue #10: a 499-character answer cost 352 ms); at most two Redis round trips per
+turn; under 4 KB per stored conversation. Prints numbers; passes or fails nothing.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis
 
 from dialogue import Dialogue, MemoryStore, RedisStore
-from dialogue.sizing import request
+from dialogue.flow import request, sizing_request
 from dialogue.store import Write
+from dialogue.understand.opening import extract
 from engine import recommend
-from engine.decision import _recommend_packaged
+from engine.decision import clear_cache
 from tests.redisproc import counting_connection
 
 N = 400
@@ -59,10 +62,11 @@ def turn_cost(opening: str, text: str, n: int = N) -> tuple[float, str]:
 def engine_cost(answers: dict[str, Any], n: int = 50) -> float:
     """The engine's first answer to this request (its memo cleared before every run)."""
     # the request the dialogue sends: INT4 allowed while it probes whether to ask about it
-    req = request(answers, allow_int4=answers.get("workload") == "inference")
+    req = sizing_request(request(answers, {})[0],
+                         allow_int4=answers.get("workload") == "inference")
     samples = []
     for _ in range(n):
-        _recommend_packaged.cache_clear()
+        clear_cache()
         t0 = time.perf_counter()
         recommend(req)
         samples.append(time.perf_counter() - t0)
@@ -71,7 +75,7 @@ def engine_cost(answers: dict[str, Any], n: int = 50) -> float:
 
 def without_engine(opening: str, text: str, n: int) -> float:
     """The same turn with the engine's answer precomputed (a dict lookup in its place)."""
-    from dialogue import sizing
+    from dialogue import flow
 
     cache: dict[Any, Any] = {}
 
@@ -80,13 +84,25 @@ def without_engine(opening: str, text: str, n: int) -> float:
             cache[req] = recommend(req)
         return cache[req]
 
-    real = sizing.recommend
-    sizing.recommend = cached
+    real = flow.recommend
+    flow.recommend = cached
     try:
         turn_cost(opening, text, 5)  # fill the cache
         return turn_cost(opening, text, n)[0]
     finally:
-        sizing.recommend = real
+        flow.recommend = real
+
+
+def reading_cost(text: str, n: int = 30) -> float:
+    """Median microseconds to read one message as an opening (the costliest reading: every
+    recogniser and the catalog search for a model)."""
+    extract(text)
+    samples = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        extract(text)
+        samples.append(time.perf_counter() - t0)
+    return _median_us(samples)
 
 
 CountingConnection = counting_connection()
@@ -101,7 +117,7 @@ def redis_numbers(url: str) -> None:
     d.start(key, "", owner="U1", delivery_id="warm", meta={"channel": "C1"})
     d.update_meta(key, {"ts": "1700000000.000200"})
     script = ["llama 3.1 70b", "inference", "64", "help", "8k", "no target", "change context",
-              "32k", "no", "ib-200"]
+              "32k", "no", "ib-200", "en français", "changer le contexte à 8k"]
     print("\nRedis round trips per turn (delivery id dedupe pipelined with the read):")
     trips: list[int] = []
     latency: list[float] = []
@@ -111,7 +127,7 @@ def redis_numbers(url: str) -> None:
         r = d.handle(key, text, delivery_id=f"ev{i}")
         latency.append(time.perf_counter() - t0)
         trips.append(CountingConnection.sent)
-        print(f"  {text!r:18} -> {r.state:13} {CountingConnection.sent} round trip(s)")
+        print(f"  {text!r:18} -> {r.state:20} {CountingConnection.sent} round trip(s)")
     print(f"  max {max(trips)}, mean {statistics.mean(trips):.2f}; "
           f"median wall time per turn with Redis {_median_us(latency):.0f} us (localhost)")
     conv_key = f"{prefix}:conv:{key}"
@@ -154,10 +170,12 @@ def main() -> None:
         ("back", "llama 3.1 70b inference 64 users", "back", None),
         ("answer -> result (engine included)", "llama 3.1 70b inference 64 users 8k context",
          "no target", {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 64,
-                       "context": 8192, "target": None}),
+                       "context": 8192, "target_tokens_per_s": None}),
         ("answer -> result, pretrain (engine)", "llama 3.1 70b pretrain 1.5T tokens",
-         "30 days", {"model": "llama-3.1-70b", "workload": "pretrain", "tokens": 1.5e12,
-                     "deadline": 30.0}),
+         "30 days", {"model": "llama-3.1-70b", "workload": "pretrain", "train_tokens": 1.5e12,
+                     "deadline_days": 30.0}),
+        ("French answer, next question", "inférence llama 3.1 70b", "64 utilisateurs", None),
+        ("Enter: the shown default", "llama 3.1 70b lora", "", None),
     ]
     for label, opening, text, answers in rows:
         n = N if answers is None else 60
@@ -169,6 +187,15 @@ def main() -> None:
             line += (f"; the engine's first answer {e:.0f} us (later turns reuse it); "
                      f"the turn without the engine {alone:.0f} us")
         print(line)
+    print("\nReading one message as an opening (every recogniser, the catalog search), median:")
+    for label, said in (
+        ("a full English opening", "llama 3.1 70b inference 64 users 32k context no target"),
+        ("a French opening", "nous voulons faire tourner Llama 3.1 70B pour 50 utilisateurs"),
+        ("an ambiguous model ('llama 70b')", "llama 70b inference 64 users"),
+        ("499 characters of prose", ("we are a mid-size company and we would like to know "
+                                     "what hardware we need ") * 6 + "llama 3.1 70b"),
+    ):
+        print(f"  {label:38} {reading_cost(said[:499]):9.0f} us ({len(said[:499])} chars)")
     _with_redis(redis_numbers)
 
 

@@ -1,130 +1,43 @@
 """The terminal face: the same dialogue as Slack, one line of stdin per answer.
 
-It reads answers line by line, so ``printf 'llama 3.1 70b\\ninference\\n32\\n8k\\nno target\\n'
-| python -m bot.console`` runs a whole sizing without a terminal. A number picks a numbered
-choice (on questions that take a number, ``#2`` picks and a bare ``2`` is the answer);
-anything else is typed text, exactly as if typed in Slack. The final card is a text table
-with the same content as the Slack card. EOF ends cleanly.
+It reads lines, so ``printf 'llama 3.1 70b inference\\n32\\n8k\\n\\n' | python -m bot.console``
+runs a whole sizing without a terminal. The opening (the arguments, else the first line) goes
+to ``Dialogue.start`` exactly as a Slack message does; every later line to ``handle``. A
+number picks a numbered choice (on questions that take a number, ``#2`` picks and a bare
+``2`` is the answer); an empty line takes the question's shown default; anything else is
+typed text. After the card, its actions are offered: show the math, compare with another
+GPU, change an answer, start again. End of input says what was kept and exits 0.
+
+Everything is rendered in the conversation's language with the faces' catalog
+(``bot/wording.py``); the console's own texts are ``console.*`` (``bot/messages/console.*``).
+``--json`` hands the same loop to ``bot/jsonface.py`` (one JSON object per line).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
-from bot.slack import cards
-from bot.slack.cards import vram_scope
-from dialogue import Dialogue, MemoryStore, RedisStore, Reply, Store, StoreUnavailable
+from bot.wording import say
+from dialogue import Dialogue, DialogueError, MemoryStore, RedisStore, Reply, Store
 from dialogue.slots import expects_number
-from engine.result import VERDICT_TEXT, Recommendation
+from engine.catalog import catalog
+from engine.result import VERDICT_IDS, Recommendation, Segments
+from engine.units import Lang
+from engine.wording import Message, msg, text
 
 KEY = "console"
 WIDTH = 60
+#: Card actions, offered by number after the card (values the loop below understands).
+MATH, COMPARE, CHANGE = "::math", "::compare", "::change"
 
 
-def _fmt_gb(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v / 1000:.2f} TB" if v >= 1000 else f"{v:,.0f} GB"
-
-
-def vram_bar(rec: Recommendation, width: int = WIDTH) -> list[str]:
-    """The card's VRAM bar (weights, working set, reserve, free), as plain text lines.
-
-    Drawn by ``bot.slack.cards.vram_bar``, the one place that decides what the bar shows.
-    """
-    bar = cards.vram_bar(rec.numbers, width=width, scope=vram_scope(rec))
-    if bar is None:
-        return []
-    first, legend = bar.split("\n", 1)
-    return [f"VRAM {first.replace('`', '')} ({vram_scope(rec)})", f"     {legend}"]
-
-
-def card(reply: Reply) -> list[str]:
-    """The result as a readable text table: verdict, steps, VRAM bar, numbers, caveats."""
-    rec = reply.recommendation
-    if rec is None:
-        return [reply.text]
-    rule = "=" * (WIDTH + 12)
-    lines = [rule, f"{VERDICT_TEXT.get(rec.verdict, rec.verdict).upper()}  (step {rec.step})",
-             rec.headline, rule]
-    lines.append("Your answers:")
-    lines += [f"  {k:<26} {v}" for k, v in reply.answers.items()]
-    lines.append("The five questions:")
-    for q in rec.questions:
-        lines.append(f"  {q.step}. {q.question} -> {q.answer.upper()}")
-        lines.append(f"     {q.because}")
-    lines.append("")
-    lines += vram_bar(rec)
-    n = rec.numbers
-    layout = f"TP={rec.layout.tp} x PP={rec.layout.pp} x DP={rec.layout.dp}"
-    rows = [
-        ("Nodes", f"{rec.nodes} x {rec.gpus_per_node} {rec.gpu_name}"),
-        ("Precision / layout", f"{rec.precision.upper()}, {layout}"),
-        ("Replicas", str(rec.replicas) if rec.replicas else None),
-        ("Interconnect", rec.interconnect),
-        ("Weights", f"{_fmt_gb(n.weights_gb)}" + (f" ({n.weights_share:.0%} of VRAM)"
-                                                   if n.weights_share is not None else "")
-         if n.weights_gb is not None else None),
-        ("KV cache", _fmt_gb(n.kv_cache_gb) if n.kv_cache_gb is not None else None),
-        ("Training state", _fmt_gb(n.training_state_gb) if n.training_state_gb else None),
-        ("Node throughput",
-         f"{n.node_tokens_per_s:,.0f} tokens/s" if n.node_tokens_per_s else None),
-        ("Scaling efficiency", f"{n.scaling_efficiency:.0%}" if n.scaling_efficiency else None),
-        ("GPU-months", f"{n.gpu_months:,.0f}" if n.gpu_months else None),
-        ("Run time", f"{n.days:,.1f} days" if n.days else None),
-        ("GPUs needed", f"{n.gpus_needed:,}" if n.gpus_needed else None),
-    ]
-    lines.append("Key numbers:")
-    lines += [f"  {k:<26} {v}" for k, v in rows if v]
-    for title, items in (("Caveats", rec.caveats), ("Assumptions", rec.assumptions)):
-        if items:
-            lines.append(f"{title}:")
-            lines += [f"  - {c}" for c in items]
-    if rec.alternatives:
-        lines.append("Alternatives:")
-        lines += [f"  - {a.label}: {a.summary}" for a in rec.alternatives]
-    lines.append(rule)
-    return lines
-
-
-def show(reply: Reply, out: TextIO, *, seen: Reply | None = None) -> None:
-    """Print a reply; a result already on screen (help, a refused answer: same version) is
-    not printed again in full, only its headline."""
-    for notice in reply.notices:
-        out.write(f"  > {notice}\n")
-    if reply.error:
-        out.write(f"  ! {reply.error}\n")
-    again = (seen is not None and seen.recommendation is not None
-             and seen.version == reply.version and seen.conversation_id == reply.conversation_id)
-    if reply.recommendation is not None and again:
-        out.write(f"\n(the result above stands) {reply.text}\n")
-    elif reply.kind == "result":
-        out.write("\n".join(card(reply)) + "\n")
-    else:
-        out.write(f"\n{reply.text}\n")
-    numeric = expects_number(reply.state)
-    for i, c in enumerate(reply.choices, 1):
-        out.write(f"  {'#' if numeric else ''}{i}) {c.label}\n")
-    if numeric and reply.choices and reply.kind != "result":
-        # a bare number is the answer here ('2' is two, not the second choice): say so
-        out.write("  (type your own value, or #1, #2, ... to pick a choice)\n")
-    if reply.nav:
-        out.write("  [" + " | ".join(c.value for c in reply.nav) + "]\n")
-    out.write("> ")
-    out.flush()
-
-
-def pick(line: str, reply: Reply) -> str:
-    """A numbered choice's value, or the line itself as typed text."""
-    text = line.strip()
-    numeric = expects_number(reply.state)
-    digits = text[1:] if text.startswith("#") else (None if numeric else text)
-    if digits is not None and digits.isdigit() and 1 <= int(digits) <= len(reply.choices):
-        return reply.choices[int(digits) - 1].value
-    return text
+def hint_language() -> Lang:
+    """The terminal's locale as the language to start in (the opening's words override it)."""
+    loc = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG")
+    return "fr" if (loc or "").lower().startswith("fr") else "en"
 
 
 def make_store() -> Store:
@@ -132,30 +45,230 @@ def make_store() -> Store:
     return RedisStore(url) if url else MemoryStore()
 
 
-def main(
-    stdin: TextIO = sys.stdin,
-    stdout: TextIO = sys.stdout,
-    argv: Sequence[str] | None = None,
-) -> int:
-    """Run one console sizing; returns the exit status (0 at EOF, 1 if the store is down)."""
-    opening = " ".join(argv if argv is not None else [])
+# -- the card ----------------------------------------------------------------------------------
+
+
+def vram_bar(seg: Segments, width: int = WIDTH) -> str:
+    """One scope's VRAM as a bar: weights █, KV cache or training state ▓, reserve ▒, free ░."""
+    scale = width / max(seg.vram_gb, seg.used_gb)
+    cells = [round(seg.weights_gb * scale), round(seg.work_gb * scale),
+             round(seg.reserve_gb * scale)]
+    bar = "█" * cells[0] + "▓" * cells[1] + "▒" * cells[2]
+    return bar + "░" * max(0, width - len(bar))
+
+
+def card(reply: Reply) -> list[str]:
+    """The result as a readable text table: verdict, answers, steps, VRAM bar, numbers,
+    caveats, assumptions, alternatives (the content of the Slack card)."""
+    rec, lang = reply.recommendation, reply.language
+    if rec is None:
+        return [say(reply.text, lang)]
+    rule = "=" * (WIDTH + 12)
+    lines = [rule, say(msg("console.card.verdict", verdict=msg(VERDICT_IDS[rec.verdict]),
+                           step=rec.step), lang).upper(), say(rec.headline, lang), rule,
+             say(msg("console.card.answers"), lang)]
+    for a in reply.answers:
+        row = say(a.shown, lang) + ("" if a.source == "said"
+                                    else " " + say(msg(f"console.source.{a.source}"), lang))
+        lines.append(f"  {say(a.label, lang):<26} {row}")
+    lines.append(say(msg("console.card.steps"), lang))
+    for q in rec.questions:
+        lines += _step(q.step, q.question, q.answer, q.because, lang)
+    lines.append("")
+    lines += _picture(rec, lang)
+    lines.append(say(msg("console.card.numbers"), lang))
+    lines += [f"  {say(label, lang):<26} {say(value, lang)}" for label, value in _rows(rec)]
+    for title, items in (("console.card.caveats", rec.caveats),
+                         ("console.card.assumptions", rec.assumptions)):
+        if items:
+            lines.append(say(msg(title), lang))
+            lines += [f"  - {say(c, lang)}" for c in items]
+    if rec.alternatives:
+        lines.append(say(msg("console.card.alternatives"), lang))
+        lines += [f"  - {say(a.label, lang)}: {say(a.summary, lang)}" for a in rec.alternatives]
+    lines.append(rule)
+    return lines
+
+
+def _step(n: int, question: Message, answer: str, because: Message, lang: Lang) -> list[str]:
+    said = msg(f"answer.{answer.replace(' ', '_')}")
+    return [f"  {say(msg('console.step', n=n, question=question, answer=said), lang)}",
+            f"     {say(because, lang)}"]
+
+
+def _picture(rec: Recommendation, lang: Lang) -> list[str]:
+    """The VRAM bar of one copy of the deployment, and its legend."""
+    pic = rec.numbers.memory
+    if pic is None:
+        return []
+    seg = pic.per_copy
+    scope = (msg("console.bar.copy", nodes=pic.scope_nodes, copies=pic.copies) if pic.copies > 1
+             else msg("console.bar.all", nodes=pic.scope_nodes))
+    work = msg("console.bar.kv" if seg.work == "kv_cache" else "console.bar.state")
+    over = seg.free_gb < 0
+    figures = msg("console.bar.over" if over else "console.bar.free", used=seg.used_gb,
+                  free=abs(seg.free_gb), vram=seg.vram_gb, scope=scope)
+    return [f"VRAM {vram_bar(seg)} {say(figures, lang)}",
+            f"     {say(msg('console.bar.legend', work=work), lang)}"]
+
+
+def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
+    n, layout = rec.numbers, rec.layout
+    rows: list[tuple[str, Message | None]] = [
+        ("nodes", msg("console.value.nodes", nodes=rec.nodes, gpus=rec.gpus_per_node,
+                      gpu=rec.gpu_name)),
+        ("layout", msg("console.value.layout", precision=msg(f"precision.{rec.precision}"),
+                       tp=layout.tp, pp=layout.pp, dp=layout.dp)),
+        ("replicas", msg("console.value.count", n=rec.replicas) if rec.replicas else None),
+        ("interconnect", _link(rec.interconnect)),
+        ("weights", msg("console.value.weights", gb=n.weights_gb, share=n.weights_share or 0)
+         if n.weights_gb is not None else None),
+        ("kv_cache", msg("console.value.size", gb=n.kv_cache_gb) if n.kv_cache_gb else None),
+        ("training_state", msg("console.value.size", gb=n.training_state_gb)
+         if n.training_state_gb else None),
+        ("throughput", msg("console.value.rate", rate=n.node_tokens_per_s)
+         if n.node_tokens_per_s else None),
+        ("efficiency", msg("console.value.share", share=n.scaling_efficiency)
+         if n.scaling_efficiency else None),
+        ("gpu_months", msg("console.value.count", n=n.gpu_months) if n.gpu_months else None),
+        ("days", msg("console.value.days", days=n.days) if n.days else None),
+        ("gpus_needed", msg("console.value.count", n=n.gpus_needed) if n.gpus_needed else None),
+    ]
+    return [(msg(f"console.row.{key}"), value) for key, value in rows if value is not None]
+
+
+def _link(link_id: str | None) -> Message | None:
+    link = catalog().links.get(link_id) if link_id else None
+    return None if link_id is None else text(link.name if link else link_id)
+
+
+# -- one reply on screen -----------------------------------------------------------------------
+
+
+def actions() -> list[tuple[str, Message]]:
+    """What the card offers, numbered: the console's way to the Slack card's buttons."""
+    return [(MATH, msg("console.action.math")), (COMPARE, msg("console.action.compare")),
+            (CHANGE, msg("console.action.change")), ("restart", msg("dialogue.nav.new_sizing"))]
+
+
+def offered(reply: Reply) -> list[tuple[str, Message]]:
+    """The numbered options a reply puts on screen: its choices, or the card's actions."""
+    if reply.recommendation is not None and reply.state == "done":
+        return actions()
+    return [(c.value, c.label) for c in reply.choices]
+
+
+def show(reply: Reply, out: TextIO, *, seen: Reply | None = None) -> None:
+    """Print a reply; a result already on screen (help, a refused answer: same version) is
+    not printed again in full, only its headline."""
+    lang = reply.language
+    for notice in reply.notices:
+        out.write(f"  > {say(notice.text, lang)}\n")
+    again = (seen is not None and seen.version == reply.version
+             and seen.conversation_id == reply.conversation_id and seen.state == reply.state)
+    if reply.recommendation is None and not again:
+        for q in reply.steps:
+            out.write("\n".join(_step(q.step, q.question, q.answer, q.because, lang)) + "\n")
+    if reply.error:
+        out.write(f"  ! {say(reply.error, lang)}\n")
+    if reply.recommendation is not None and again:
+        out.write(f"\n{say(msg('console.stands', headline=reply.text), lang)}\n")
+    elif reply.kind == "result":
+        out.write("\n".join(card(reply)) + "\n")
+    else:
+        out.write(f"\n{say(reply.text, lang)}\n")
+    _options(offered(reply), expects_number(reply.state), out, lang)
+    if reply.default is not None:
+        out.write(f"  {say(msg('console.default', value=reply.default.label), lang)}\n")
+    if reply.nav:
+        out.write("  [" + " | ".join(say(n.label, lang) for n in reply.nav) + "]\n")
+    out.write("> ")
+    out.flush()
+
+
+def _options(options: list[tuple[str, Message]], numeric: bool, out: TextIO, lang: Lang) -> None:
+    for i, (_, label) in enumerate(options, 1):
+        out.write(f"  {'#' if numeric else ''}{i}) {say(label, lang)}\n")
+    if numeric and options:  # a bare number is the answer here ('2' is two, not choice 2)
+        out.write(f"  {say(msg('console.pick_hint'), lang)}\n")
+
+
+def pick(line: str, options: list[tuple[str, Message]], numeric: bool) -> str:
+    """A numbered option's value, or the line itself as typed text."""
+    typed = line.strip()
+    digits = typed[1:] if typed.startswith("#") else (None if numeric else typed)
+    if digits is not None and digits.isdigit() and 1 <= int(digits) <= len(options):
+        return options[int(digits) - 1][0]
+    return typed
+
+
+def lines(stdin: TextIO, out: TextIO) -> Iterator[str]:
+    """Input lines, echoed when piped (a transcript reads as a conversation)."""
+    for line in stdin:
+        if not stdin.isatty():
+            out.write(line if line.endswith("\n") else line + "\n")
+        yield line.rstrip("\r\n")
+
+
+# -- the loop ------------------------------------------------------------------------------------
+
+
+def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+         argv: Sequence[str] | None = None) -> int:
+    """Run one console sizing; 0 at the end of input, 1 if the store is down."""
+    args = list(argv or [])
+    if "--json" in args:
+        from bot import jsonface
+
+        return jsonface.main(stdin, stdout, [a for a in args if a != "--json"])
+    lang = hint_language()
+    feed = lines(stdin, stdout)
+    if args:
+        opening = " ".join(args)
+    else:
+        stdout.write(say(msg("dialogue.opening.prompt"), lang) + "\n> ")
+        stdout.flush()
+        first = next(feed, None)
+        if first is None:
+            stdout.write("\n")
+            return 0
+        opening = first
     try:
-        dialogue = Dialogue(make_store())
-        reply = dialogue.start(KEY, opening, owner=os.environ.get("USER") or "console")
-        show(reply, stdout)
-        for line in stdin:
-            if not line.strip():
-                show(reply, stdout, seen=reply)
-                continue
-            stdout.write(line if not stdin.isatty() else "")
-            seen, reply = reply, dialogue.handle(KEY, pick(line, reply))
-            show(reply, stdout, seen=seen)
-    except StoreUnavailable as exc:
-        stdout.write(f"\n{exc}\n")
+        return _converse(Dialogue(make_store()), opening, feed, stdout, lang)
+    except DialogueError as exc:  # the store is down: said, nothing was lost
+        stdout.write(f"\n{say(exc.message, lang)}\n")
         return 1
     except KeyboardInterrupt:
-        pass
-    stdout.write("\n")
+        stdout.write("\n")
+        return 0
+
+
+def _converse(dialogue: Dialogue, opening: str, feed: Iterator[str], out: TextIO,
+              lang: Lang) -> int:
+    owner = os.environ.get("USER") or "console"
+    reply = dialogue.start(KEY, opening, owner=owner, language=lang)
+    show(reply, out)
+    menu = offered(reply)
+    for line in feed:
+        value = pick(line, menu, expects_number(reply.state) and menu == offered(reply))
+        if value == MATH and reply.recommendation is not None:
+            out.write("\n".join(f"  {say(m, reply.language)}" for m in reply.recommendation.math)
+                      + "\n> ")
+            continue
+        if value == CHANGE:  # the answers a change may reopen, numbered
+            menu = [(n.value, n.label) for n in reply.nav if n.kind == "change"]
+            _options(menu, False, out, reply.language)
+            out.write("> ")
+            continue
+        seen, reply = reply, dialogue.handle(KEY, "change gpu" if value == COMPARE else value)
+        show(reply, out, seen=seen)
+        menu = offered(reply)
+    if reply.state not in ("done", "cancelled", "missing", "expired"):
+        kept = [msg("dialogue.notice.pair", label=a.label, value=a.shown) for a in reply.answers
+                if a.source != "default"]
+        out.write("\n" + say(msg("console.eof.kept" if kept else "console.eof.nothing",
+                                 question=reply.text, answers=kept), reply.language))
+    out.write("\n")
     return 0
 
 

@@ -1,7 +1,10 @@
 """The guided sizing dialogue: a state machine that asks, the engine that answers.
 
-No Slack here: faces (``bot/``) call ``Dialogue`` and render the ``Reply`` it returns.
-Conversations live in a ``Store`` (Redis, or memory for the console and tests).
+No Slack here: faces (``bot/``) call :class:`Dialogue` and render the :class:`Reply` it
+returns, in the reply's language, with their layered catalog. Conversations live in a
+``Store`` (Redis, or memory for the console and tests). ``command(text)`` tells a face
+whether a text is navigation (back, help, change, restart, cancel, a language) before it
+decides where the text goes. docs/architecture.md shows the rooms.
 """
 
 from dialogue.conversation import Conversation
@@ -13,11 +16,13 @@ from dialogue.errors import (
     NotOwner,
     StoreUnavailable,
 )
-from dialogue.reply import Choice, Reply
+from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply
 from dialogue.service import Dialogue
 from dialogue.store import MemoryStore, RedisStore, Store
+from dialogue.turn import command
 
 __all__ = [
+    "AnswerView",
     "Choice",
     "Conflict",
     "Conversation",
@@ -25,10 +30,13 @@ __all__ = [
     "DialogueError",
     "Duplicate",
     "MemoryStore",
+    "Nav",
     "NotFinished",
     "NotOwner",
+    "Notice",
     "RedisStore",
     "Reply",
     "Store",
     "StoreUnavailable",
+    "command",
 ]

@@ -2,18 +2,41 @@
 
 No machine, no recommendation, no callbacks: the JSON of a finished conversation is well
 under 1 KB (measured in ``bench/dialogue.py``), any worker can load it, and a schema
-change is visible in ``schema_version``. The recommendation is recomputed on demand
-because the engine is deterministic and cheaper than storing its output.
+change is visible in ``schema_version`` (a conversation of another schema is treated as
+gone: "start again", never a guess). The recommendation is recomputed on demand because
+the engine is deterministic and cheaper than storing its output.
+
+Schema (version 2)::
+
+    id, key, owner, version, created_at, updated_at, expires_at   identity and lifetime
+    state        the slot being asked (``dialogue.slots``), 'done' or 'cancelled'
+    answers      slot -> value: 'model' (catalog id, or billions of parameters for a model
+                 known by its size), 'workload', 'concurrency', 'context', 'target_tokens_per_s'
+                 (null: no target), 'int4', 'train_tokens', 'deadline_days', 'interconnect',
+                 'gpu'
+    sources      slot -> where its answer came from: said / assumed / default / confirmed
+    language     'en' or 'fr'; language_source: default / detected / chosen
+    history      the questions to return to on 'back'
+
+``meta`` (face data such as a Slack message ts) is kept beside the document by the store.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal
 
-SCHEMA_VERSION = 1
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from dialogue.reply import Source
+from engine.units import Lang
+
+SCHEMA_VERSION = 2
 HISTORY_LIMIT = 24  # "back" rarely goes further; the cap keeps a fidgety user's record small
 
 AnswerValue = str | int | float | bool | None
+#: How the language was set: nothing said yet (the face's hint or English), read from the
+#: person's words, or asked for ("in French"). Only a default one follows the next words.
+LanguageSource = Literal["default", "detected", "chosen"]
 
 
 class Conversation(BaseModel):
@@ -26,6 +49,9 @@ class Conversation(BaseModel):
     key: str
     state: str
     answers: dict[str, AnswerValue] = Field(default_factory=dict)
+    sources: dict[str, Source] = Field(default_factory=dict)
+    language: Lang = "en"
+    language_source: LanguageSource = "default"
     history: list[str] = Field(default_factory=list, description="states to return to on back")
     owner: str | None = None
     meta: dict[str, str] = Field(default_factory=dict, exclude=True)
@@ -34,8 +60,33 @@ class Conversation(BaseModel):
     updated_at: float
     expires_at: float
 
+    @model_validator(mode="after")
+    def _every_answer_has_a_source(self) -> Conversation:
+        for slot in self.answers:
+            self.sources.setdefault(slot, "said")
+        for slot in [s for s in self.sources if s not in self.answers]:
+            del self.sources[slot]
+        return self
+
+    def put(self, slot: str, value: AnswerValue, source: Source) -> None:
+        """Set one answer and where it came from (the one way answers are written)."""
+        self.answers[slot] = value
+        self.sources[slot] = source
+
+    def fork(self) -> Conversation:
+        """A copy a turn may change without touching this one: new containers (the values
+        in them are scalars), at a fraction of a deep copy's cost."""
+        return self.model_copy(update={
+            "answers": dict(self.answers), "sources": dict(self.sources),
+            "history": list(self.history), "meta": dict(self.meta),
+        })
+
+    def drop(self, slot: str) -> None:
+        self.answers.pop(slot, None)
+        self.sources.pop(slot, None)
+
     def to_json(self) -> str:
-        """The stored form. ``meta`` is kept beside it (see ``store.py``), not inside."""
+        """The stored form. ``meta`` is kept beside it (see ``dialogue/store/base.py``)."""
         return self.model_dump_json()
 
     @classmethod

@@ -1,15 +1,29 @@
-"""The dialogue's typed failures: each one tells a face what to say, not how it broke.
+"""The dialogue's typed failures: each one tells its caller what happened, not how it broke.
 
-Faces catch these by type (``bot/`` never inspects Redis exceptions): ``StoreUnavailable``
-means "try again, nothing was lost"; ``Conflict`` means another answer landed first;
-``Duplicate`` is a redelivered event to drop silently; ``NotOwner`` is someone else's click.
+Faces catch the :class:`DialogueError` family by type (``bot/`` never inspects Redis
+exceptions): ``StoreUnavailable`` means "try again, nothing was lost"; ``Conflict`` means
+another answer landed first; ``Duplicate`` is a redelivered event to drop silently;
+``NotOwner`` is someone else's click; ``NotFinished`` a quote asked before the result. Each
+carries ``message``, a catalog message (``dialogue.failure.*``) a face renders in the
+conversation's language; ``str(exc)`` is the English text, for logs.
+
+:class:`ParseError` never reaches a face: the readers in ``dialogue/understand/`` raise it and
+the turn turns it into the reply's ``error`` (the same question, asked again).
 """
 
 from __future__ import annotations
 
+from engine.wording import Message, msg
+
 
 class DialogueError(Exception):
     """Base class for the errors a face is expected to handle."""
+
+    message: Message
+
+    def __init__(self, message: Message, detail: str) -> None:
+        self.message = message
+        super().__init__(detail)
 
 
 class StoreUnavailable(DialogueError):
@@ -18,8 +32,9 @@ class StoreUnavailable(DialogueError):
     def __init__(self, detail: str = "") -> None:
         self.detail = detail
         super().__init__(
+            msg("dialogue.failure.store_down"),
             "the sizing service cannot reach its store; nothing was lost, try again in a minute"
-            + (f" ({detail})" if detail else "")
+            + (f" ({detail})" if detail else ""),
         )
 
 
@@ -30,8 +45,9 @@ class Conflict(DialogueError):
         self.key = key
         self.expected = expected
         super().__init__(
+            msg("dialogue.failure.conflict"),
             f"another answer to this sizing landed first (expected version {expected}); "
-            "nothing was overwritten"
+            "nothing was overwritten",
         )
 
 
@@ -40,7 +56,8 @@ class Duplicate(DialogueError):
 
     def __init__(self, delivery_id: str) -> None:
         self.delivery_id = delivery_id
-        super().__init__(f"delivery {delivery_id!r} was already handled")
+        super().__init__(msg("dialogue.failure.duplicate"),
+                         f"delivery {delivery_id!r} was already handled")
 
 
 class NotOwner(DialogueError):
@@ -49,7 +66,8 @@ class NotOwner(DialogueError):
     def __init__(self, owner: str, actor: str) -> None:
         self.owner = owner
         self.actor = actor
-        super().__init__(f"this sizing belongs to {owner}; {actor} cannot answer it")
+        super().__init__(msg("dialogue.failure.not_owner"),
+                         f"this sizing belongs to {owner}; {actor} cannot answer it")
 
 
 class NotFinished(DialogueError):
@@ -58,4 +76,28 @@ class NotFinished(DialogueError):
     def __init__(self, key: str, state: str) -> None:
         self.key = key
         self.state = state
-        super().__init__(f"the sizing at {key!r} is not finished (it is at '{state}')")
+        super().__init__(msg("dialogue.failure.not_finished"),
+                         f"the sizing at {key!r} is not finished (it is at '{state}')")
+
+
+class ParseError(ValueError):
+    """Typed text does not answer the question; ``message`` says what was expected.
+
+    ``suggestions`` are catalog ids worth offering as choices (a model or GPU the text came
+    near); ``retry`` are typed values that would be accepted (the "did you mean 64k?" of a
+    bare ``64``), offered as buttons beside the error.
+    """
+
+    def __init__(
+        self,
+        message: Message,
+        suggestions: list[str] | None = None,
+        *,
+        ambiguous: bool = False,
+        retry: list[str] | None = None,
+    ) -> None:
+        self.message = message
+        self.suggestions = suggestions or []
+        self.ambiguous = ambiguous  # the text named several catalog entries, not none
+        self.retry = retry or []
+        super().__init__(message.id)

@@ -3,15 +3,15 @@
 States are the questions (named for their slot), ``done`` (the result is shown) and
 ``cancelled``. The machine is shared by every conversation and never changes after import
 (no ``add_state`` at runtime, no queued mode: a shared queue runs one thread's callbacks
-on another's; see ../shared/notes/dialogue.md B.5). A conversation is plain data; each turn
-wraps its state in a ``Turn`` and fires ``MACHINE.events[name].trigger(turn)`` without
+on another's; see docs/dialogue-notes.md, "Pitfalls"). A conversation is plain data; each
+turn wraps it in a ``Turn`` and fires ``MACHINE.events[name].trigger(turn)`` without
 registering it (pattern C in the notes: ~6 us, nothing to leak, nothing to remove).
 
-Where the next question is, is decided by ``dialogue.sizing.Plan`` (it may need the
-engine); the service writes that into ``turn.target`` and the machine's ordered, guarded
-transitions take the one whose destination matches. An event with no legal transition from
-the current state raises ``MachineError``; a guard that matches nothing returns False.
-Either way the state is unchanged, and the service says why.
+Where the next question is, is decided by ``dialogue.flow.Plan`` (it may need the engine);
+the turn writes that into ``turn.target`` and the machine's ordered, guarded transitions
+take the one whose destination matches. An event with no legal transition from the current
+state raises ``MachineError``; a guard that matches nothing returns False. Either way the
+state is unchanged, and the turn says why.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 from transitions import EventData, Machine
 
-from dialogue.conversation import HISTORY_LIMIT
-from dialogue.slots import QUESTIONS
+from dialogue.conversation import HISTORY_LIMIT, Conversation
+from dialogue.slots import ORDER as QUESTIONS
 
 DONE = "done"
 CANCELLED = "cancelled"
@@ -31,15 +31,25 @@ LIVE: tuple[str, ...] = (*QUESTIONS, DONE)
 
 
 class Turn:
-    """The lightweight model a transition runs on: one conversation's state for one turn."""
+    """The lightweight model a transition runs on: one conversation, for one turn."""
 
-    __slots__ = ("answers", "history", "state", "target")
+    __slots__ = ("conv", "target")
 
-    def __init__(self, state: str, answers: dict[str, Any], history: list[str]) -> None:
-        self.state = state
-        self.answers = answers
-        self.history = history
+    def __init__(self, conv: Conversation) -> None:
+        self.conv = conv
         self.target = ""
+
+    @property
+    def state(self) -> str:
+        return self.conv.state
+
+    @state.setter
+    def state(self, value: str) -> None:  # transitions sets the model's ``state``
+        self.conv.state = value
+
+    @property
+    def history(self) -> list[str]:
+        return self.conv.history
 
     # -- callbacks named in the transition table (send_event=True: they get the event) --
     def remember(self, event: EventData) -> None:
@@ -54,9 +64,11 @@ class Turn:
             del self.history[:-HISTORY_LIMIT]
 
     def forget(self, event: EventData) -> None:
-        """Restart: nothing of the old sizing survives but the conversation's identity."""
-        self.answers.clear()
-        self.history.clear()
+        """Restart: nothing of the old sizing survives but the conversation's identity (and
+        the language it speaks)."""
+        self.conv.answers.clear()
+        self.conv.sources.clear()
+        self.conv.history.clear()
 
 
 class To:

@@ -9,6 +9,11 @@ picture inside the recommendation) is typed data.
 ``choices`` answer the current question (buttons, numbered options); ``nav`` are the commands
 valid everywhere (back, change, restart, cancel, help). A choice's or nav's ``value`` is the
 text a person could type for the same effect, so a click and typed text share one path.
+``default`` is the choice an empty answer takes (the console's Enter): a face shows it, and
+the answer is then marked ``default`` in ``sources``.
+
+Message ids of the dialogue start with ``dialogue.`` (``dialogue/messages/*.toml``); a face
+renders them, and the engine's, with its layered catalog (``bot/wording.py``).
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ class Reply(_Data):
     )
     error: Message | None = Field(default=None, description="why the last input was not accepted")
     choices: list[Choice] = Field(default_factory=list)
+    default: Choice | None = Field(default=None, description="what an empty answer takes")
     nav: list[Nav] = Field(default_factory=list)
     answers: list[AnswerView] = Field(default_factory=list, description="answers so far")
     request: dict[str, Any] = Field(

@@ -1,4 +1,8 @@
-"""The console face, driven through stdin and stdout as `printf ... | make run` would."""
+"""The console face, driven through stdin and stdout as `printf ... | make run` would.
+
+Expected texts are rendered from their message ids with the faces' catalog, so a test
+checks that the right message (with the right numbers) reached the screen, in the right
+language, not how a sentence is worded."""
 
 from __future__ import annotations
 
@@ -11,49 +15,61 @@ from pathlib import Path
 import pytest
 
 from bot import console
+from bot.wording import say
+from dialogue import Dialogue, MemoryStore
+from engine.wording import msg, text
 from tests.redisproc import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(text: str, argv: list[str] | None = None) -> tuple[int, str]:
+@pytest.fixture(autouse=True)
+def _no_redis_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def _run(stdin: str, argv: list[str] | None = None) -> tuple[int, str]:
     out = io.StringIO()
-    rc = console.main(io.StringIO(text), out, argv)
+    rc = console.main(io.StringIO(stdin), out, argv)
     return rc, out.getvalue()
 
 
-def test_piped_answers_reach_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
+def test_piped_answers_reach_the_card() -> None:
     rc, out = _run("llama 3.1 70b\ninference\n32\n8k\nno target\n")
     assert rc == 0
-    assert "ONE 8-GPU NODE" in out
-    assert "1. Does it fit one node" in out or "1. " in out
-    assert "VRAM █" in out and "free of" in out  # the bar: weights, KV, free against the node
-    assert "Key numbers:" in out and "Llama 3.1 70B" in out
-    assert "Step 1:" in out and ": yes" in out
+    assert say(msg("verdict.single_node")).upper() in out
+    assert say(msg("console.card.numbers")) in out and "Llama 3.1 70B" in out
+    assert "VRAM █" in out and say(msg("console.bar.kv")) in out
+    rec = Dialogue(MemoryStore()).start("k", "llama 3.1 70b inference 32 users 8k no target")
+    assert rec.recommendation is not None
+    step1 = rec.recommendation.questions[0]
+    assert say(msg("console.step", n=1, question=step1.question, answer=msg("answer.yes"))) in out
+    assert say(step1.because) in out
 
 
-def test_numbers_pick_choices_and_errors_are_shown(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
-    # "2" picks choice 2 (Llama 3.1 70B) on the model question; at the concurrency question a
-    # bare "3O" is an error and "#3" picks the third choice
-    rc, out = _run("2\n1\n3O\n#3\nback\n")
+def test_numbers_pick_choices_and_errors_are_shown() -> None:
+    # '1' picks choice 1 (inference) at the workload question; at the concurrency question a
+    # bare '3O' is an error and '#3' picks the third choice (16 at once)
+    rc, out = _run("llama 3.1 70b\n1\n3O\n#3\nback\n")
     assert rc == 0
-    assert "What will you do with Llama 3.1 70B?" in out
-    assert "! I need a number of concurrent requests between 1 and 100,000; '3O' isn't one" in out
-    assert "(now: 16)" in out  # #3 was 16 at once; back shows it, editable
+    assert say(msg("dialogue.slot.concurrency.ask")) in out  # '1' answered the workload
+    assert "! " + say(msg("dialogue.error.concurrency", lo=1, hi=100_000, text="3O")) in out
+    assert say(msg("dialogue.question.now", question=msg("dialogue.slot.concurrency.ask"),
+                   now=msg("dialogue.show.count", n=16))) in out
 
 
-def test_opening_from_argv(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
+def test_opening_from_argv() -> None:
     rc, out = _run("no target\nyes\n", ["405b", "inference", "48", "users", "16k", "context"])
-    assert rc == 0 and "WITH INT4 WEIGHTS" in out
+    assert rc == 0 and say(msg("verdict.single_node_int4")).upper() in out
 
 
 def test_store_unreachable_exits_1_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
     rc, out = _run("llama 3.1 70b\n")
-    assert rc == 1 and "cannot reach its store" in out
+    assert rc == 1 and say(msg("dialogue.failure.store_down")) in out
+    assert "Traceback" not in out
 
 
 def test_uses_redis_when_redis_url_is_set(monkeypatch: pytest.MonkeyPatch, redis_url: str) -> None:
@@ -66,31 +82,94 @@ def test_uses_redis_when_redis_url_is_set(monkeypatch: pytest.MonkeyPatch, redis
 
 
 def test_module_runs_from_a_pipe() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "LANG", "LC_ALL")}
     proc = subprocess.run(
-        [sys.executable, "-m", "bot.console"], cwd=ROOT, env=env, timeout=60,
+        [sys.executable, "-m", "bot.console"], cwd=ROOT, env=env, timeout=120,
         input="llama 3.1 70b\ninference\n32\n8k\nno target\n", capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "ONE 8-GPU NODE" in proc.stdout
+    assert say(msg("verdict.single_node")).upper() in proc.stdout and proc.stderr == ""
 
 
-def test_numeric_questions_say_how_to_pick_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_numeric_questions_say_how_to_pick_a_choice() -> None:
     # at the target question '1' meant "No target" (choice 1) but sized 1 tokens/s, silently
-    monkeypatch.delenv("REDIS_URL", raising=False)
     rc, out = _run("llama 3.1 70b\ninference\n#4\n")
-    assert rc == 0
-    assert "(type your own value, or #1, #2, ... to pick a choice)" in out
+    assert rc == 0 and say(msg("console.pick_hint")) in out
     rc, out = _run("llama 3.1 70b\n1\n#4\n2\n")  # '2' at the context question
-    assert "did you mean 2k (2,048 tokens)?" in out
+    assert say(msg("dialogue.error.context_bare", n=2, tokens=2048)) in out
 
 
-def test_a_result_is_not_reprinted_by_help_or_a_refused_answer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("REDIS_URL", raising=False)
+def test_a_result_is_not_reprinted_by_help_or_a_refused_answer() -> None:
     rc, out = _run("help\nfoo\n\nchange gpu to h100\n",
                    ["llama", "3.1", "8b", "inference", "64", "users", "8k", "no", "target"])
     assert rc == 0
-    assert out.count("Key numbers:") == 2  # the first result and the H100 one, nothing else
-    assert out.count("(the result above stands)") == 3
+    assert out.count(say(msg("console.card.numbers"))) == 2  # the first card and the H100 one
+    assert out.count(say(msg("console.stands", headline=text("")))) == 3
+
+
+def test_enter_takes_the_shown_default_and_says_so() -> None:
+    rc, out = _run("llama 3.1 70b inference 64 users 8k context\n\n")
+    assert rc == 0
+    assert say(msg("console.default", value=msg("dialogue.show.no_target"))) in out
+    assert say(msg("dialogue.notice.default_taken", answer=msg(
+        "dialogue.notice.pair", label=msg("dialogue.slot.target_tokens_per_s.label"),
+        value=msg("dialogue.show.no_target")))) in out
+    assert say(msg("verdict.single_node")).upper() in out
+
+
+def test_end_of_input_mid_way_says_what_was_kept() -> None:
+    rc, out = _run("llama 3.1 70b inference\n64\n")
+    assert rc == 0
+    kept = [msg("dialogue.notice.pair", label=msg(f"dialogue.slot.{slot}.label"), value=value)
+            for slot, value in (("model", text("Llama 3.1 70B")),
+                                ("workload", msg("workload.inference")),
+                                ("concurrency", msg("dialogue.show.count", n=64)))]
+    assert out.rstrip().endswith(say(msg("console.eof.kept", question=msg(
+        "dialogue.slot.context.ask", model=text("Llama 3.1 70B"), limit=131072),
+        answers=kept)))
+
+
+def test_the_cards_actions_are_offered_after_the_card() -> None:
+    d = Dialogue(MemoryStore())
+    rec = d.start("k", "llama 3.1 8b inference 64 users 8k no target").recommendation
+    assert rec is not None
+    # 1: the math; 2: compare with another GPU (the GPU menu, then a pick); 3: change an answer
+    rc, out = _run("1\n2\n5\n3\n1\n", ["llama", "3.1", "8b", "inference", "64", "users", "8k",
+                                       "no", "target"])
+    assert rc == 0
+    for action in ("math", "compare", "change"):
+        assert say(msg(f"console.action.{action}")) in out
+    assert say(rec.math[0]) in out
+    assert say(msg("dialogue.slot.gpu.ask", gpus=8)) in out
+    assert say(msg("dialogue.slot.model.change")) in out  # the change menu, then its first
+    assert say(msg("dialogue.question.now", question=msg("dialogue.slot.model.ask"),
+                   now=text("Llama 3.1 8B"))) in out
+
+
+def test_the_console_gets_what_slack_gets_from_an_opening() -> None:
+    # the console dropped the rest of the opening when the model was not recognised
+    opening = "llama 70b inference 64 users 8k context"
+    slack = Dialogue(MemoryStore()).start("k", opening)
+    assert slack.asking == "model" and slack.request["concurrency"] == 64
+    rc, out = _run(f"{opening}\nllama 3.1 70b\n")
+    assert rc == 0 and slack.error is not None
+    assert say(slack.error) in out
+    assert say(msg("dialogue.slot.target_tokens_per_s.ask")) in out  # nothing asked twice
+    assert say(msg("dialogue.slot.concurrency.ask")) not in out
+
+
+def test_a_french_conversation_is_rendered_in_french() -> None:
+    rc, out = _run("inférence llama 3.1 70b pour 64 utilisateurs\n8k\n\n")
+    assert rc == 0
+    assert say(msg("dialogue.slot.context.ask", model=text("Llama 3.1 70B"), limit=131072),
+               "fr") in out
+    assert say(msg("verdict.single_node"), "fr").upper() in out
+    assert say(msg("console.card.numbers"), "fr") in out
+
+
+def test_the_terminal_locale_picks_the_prompts_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    rc, out = _run("llama 3.1 70b\n")
+    assert rc == 0
+    assert out.startswith(say(msg("dialogue.opening.prompt"), "fr"))
+    assert say(msg("dialogue.slot.workload.ask", model=text("Llama 3.1 70B")), "fr") in out

@@ -1,49 +1,50 @@
-"""Whole conversations, as a person would have them, against the real engine (no Redis)."""
+"""Whole conversations, as a person would have them, against the real engine (no Redis).
+
+Replies are read as data: the slot asked, the request the engine is sent with each answer's
+source, message ids and their numbers, the engine's steps."""
 
 from __future__ import annotations
 
 import pytest
 
-from dialogue import Dialogue, Duplicate, MemoryStore, NotFinished, NotOwner
-from tests.dialogue.helpers import click, run
+from dialogue import Dialogue, Duplicate, MemoryStore, NotFinished, NotOwner, Reply
+from tests.dialogue.helpers import answer, click, notice_ids, run
 
 # verdict -> (button values, the same answers typed the way people write them, states visited)
 FLOWS = {
     "single_node": (
         ["llama-3.1-70b", "inference", "64", "8k", "no target"],
         ["Llama 3.1 70B", "serving", "64 users", "8192", "none"],
-        ["model", "workload", "concurrency", "context", "target"],
+        ["model", "workload", "concurrency", "context", "target_tokens_per_s"],
     ),
     "single_node_int4": (
         ["llama-3.1-405b", "inference", "48", "16k", "no target", "yes"],
         ["llama 3.1 405b", "inference", "48 concurrent", "16 384", "no target", "ok"],
-        ["model", "workload", "concurrency", "context", "target", "int4"],
+        ["model", "workload", "concurrency", "context", "target_tokens_per_s", "int4"],
     ),
     "replicas": (
         ["llama-3.1-70b", "inference", "64", "8k", "6000 tok/s"],
         ["meta-llama/Llama-3.1-70B-Instruct", "inference", "64", "8k", "6k tokens per second"],
-        ["model", "workload", "concurrency", "context", "target"],
+        ["model", "workload", "concurrency", "context", "target_tokens_per_s"],
     ),
     "multi_node": (
         ["llama-3.1-70b", "full-finetune", "1B tokens", "30 days", "ib-200"],
         ["llama 3.1 70b", "full fine-tune", "1 billion tokens", "a month", "IB 200"],
-        ["model", "workload", "tokens", "deadline", "interconnect"],
+        ["model", "workload", "train_tokens", "deadline_days", "interconnect"],
     ),
     "frontier": (
         ["llama-3.1-70b", "pretrain", "1.5T tokens", "30 days", "ib-400"],
         ["llama 3.1 70b", "train from scratch", "1.5T tokens", "4 weeks", "InfiniBand NDR"],
-        ["model", "workload", "tokens", "deadline", "interconnect"],
+        ["model", "workload", "train_tokens", "deadline_days", "interconnect"],
     ),
 }
 
 
-def _walk(d: Dialogue, key: str, script: list[str], buttons: bool) -> tuple[list[str], object]:
-    from tests.dialogue.helpers import answer
-
+def _walk(d: Dialogue, key: str, script: list[str], buttons: bool) -> tuple[list[str], Reply]:
     reply = d.start(key)
     states = []
     for value in script:
-        states.append(reply.state)
+        states.append(reply.asking or "")
         assert reply.kind == "question", (reply.state, reply.error)
         reply = answer(d, key, reply, value, buttons=buttons)
     return states, reply
@@ -56,17 +57,15 @@ def test_each_verdict_is_reached(verdict: str, buttons: bool) -> None:
     d = Dialogue(MemoryStore())
     states, reply = _walk(d, "k", clicks if buttons else typed, buttons)
     assert states == visited  # only what the decision needs, in tree order
-    assert reply.kind == "result" and reply.state == "done"
-    assert reply.recommendation is not None
-    assert reply.recommendation.verdict == verdict
-    # each step the engine reached is told, in order, with its evidence; the last says yes
-    steps = [n for n in reply.notices if n.startswith("Step ")]
-    assert [int(s.split()[1].rstrip(":")) for s in steps] == [
-        q.step for q in reply.recommendation.questions
-    ]
-    assert steps[-1].endswith(": yes")
-    assert reply.answers["Model"].startswith("Llama 3.1")
-    assert "GPU" in reply.answers
+    assert reply.kind == "result" and reply.state == "done" and reply.asking is None
+    rec = reply.recommendation
+    assert rec is not None and rec.verdict == verdict
+    # every step the engine walked is on the reply, in order, and the last one said yes
+    assert [q.step for q in reply.steps] == [q.step for q in rec.questions]
+    assert reply.steps[-1].answer == "yes"
+    assert reply.request["model"] == "llama-3.1-70b" or reply.request["model"].startswith(
+        "llama-3.1")
+    assert reply.sources["gpu"] == "default" and reply.request["gpu"] == rec.gpu
 
 
 def test_button_and_typed_text_take_the_same_path() -> None:
@@ -74,7 +73,22 @@ def test_button_and_typed_text_take_the_same_path() -> None:
     ra, rb = a.start("k", "llama 3.1 70b inference"), b.start("k", "llama 3.1 70b inference")
     for value in ("32", "8k"):
         ra, rb = click(a, "k", ra, value), b.handle("k", value)
-        assert (ra.state, ra.answers, ra.version) == (rb.state, rb.answers, rb.version)
+        assert (ra.state, ra.request, ra.version) == (rb.state, rb.request, rb.version)
+
+
+def test_the_request_names_answers_as_the_engine_cli_does_with_their_sources() -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b for 50 concurrent users 8k context")
+    r = d.handle("k", "")  # Enter: the shown default (no target)
+    assert r.kind == "result"
+    assert r.request == {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 50,
+                         "context": 8192, "target_tokens_per_s": None,
+                         "gpu": "rtx-pro-6000-server", "gpus_per_node": 8,
+                         "interconnect": "ib-200"}
+    assert r.sources["workload"] == "assumed"  # users were given: serving was inferred
+    assert r.sources["concurrency"] == "said" and r.sources["target_tokens_per_s"] == "default"
+    assert {a.slot: a.source for a in r.answers}["workload"] == "assumed"
+    assert "dialogue.notice.default_taken" in notice_ids(r)
 
 
 def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
@@ -82,101 +96,122 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     opening = "llama 3.1 70b inference 32 users 8k context"
     r = run(d, "k", ["no target"], buttons=False, opening=opening)
     assert r.recommendation is not None and r.recommendation.verdict == "single_node"
-    assert "INT4 weights acceptable" not in r.answers and "Interconnect" not in r.answers
+    assert "int4" not in r.request and r.sources["interconnect"] == "default"
     r = d.start("k", "405b inference 48 users 16k context no target")
-    assert r.state == "int4"
-    assert r.notices[-2].startswith("Step 1:") and r.notices[-2].endswith(": no")
-    # what the answer trades is said before the question is asked
-    assert r.notices[-1] == ("What this decides: with INT4 weights, one node; keeping FP8, "
-                             "2 copies of one node (2 nodes).")
+    assert r.asking == "int4"
+    # step 1 said no, and what the answer trades is said before the question is asked
+    assert [(q.step, q.answer) for q in r.steps] == [(1, "no")]
+    trade = r.notices[-1]
+    assert trade.kind == "tradeoff" and trade.text.id == "dialogue.notice.int4_tradeoff"
+    assert trade.text.params["int4"].id == "dialogue.shape.node"  # type: ignore[union-attr]
+    fp8 = trade.text.params["fp8"]
+    assert fp8.id == "dialogue.shape.copies"  # type: ignore[union-attr]
+    assert (fp8.params["copies"], fp8.params["nodes"]) == (2, 2)  # type: ignore[union-attr]
     r = d.handle("k", "no")  # FP8 replicas behind a load balancer: no link to ask about
     assert r.recommendation is not None and r.recommendation.verdict == "replicas"
-    assert "Interconnect" not in r.answers
+    assert r.request["int4"] is False and r.sources["interconnect"] == "default"
     r = d.start("k", "405b inference 64 users 32k context no target")
-    assert r.notices[-1] == ("What this decides: with INT4 weights, a 2-node cluster; "
-                             "keeping FP8, a 3-node cluster.")
+    message = r.notices[-1].text
+    assert message.params["int4"].model_dump() == {  # type: ignore[union-attr]
+        "id": "dialogue.shape.cluster", "params": {"nodes": 2}}
+    assert message.params["fp8"].model_dump() == {  # type: ignore[union-attr]
+        "id": "dialogue.shape.cluster", "params": {"nodes": 3}}
     r = d.handle("k", "no")  # no INT4: FP8 across nodes, so now the link matters
-    assert r.state == "interconnect"
+    assert r.asking == "interconnect"
     r = d.handle("k", "100 GbE")
     assert r.recommendation is not None and r.recommendation.verdict == "multi_node"
-    assert r.recommendation.interconnect == "eth-100"
+    assert r.recommendation.interconnect == "eth-100" and r.sources["interconnect"] == "said"
 
 
 def test_opening_prefills_and_skips_questions() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "405b inference 64 users 32k context int4 ok")
-    assert r.state == "target"  # five answers given, the sixth is asked
-    assert r.answers["Model"] == "Llama 3.1 405B"
-    assert r.answers["Concurrent requests"] == "64"
-    assert r.answers["Context per request"].startswith("32,768")
-    assert r.answers["INT4 weights acceptable"] == "yes"
-    assert any("From your message" in n for n in r.notices)
+    assert r.asking == "target_tokens_per_s"  # five answers given, the sixth is asked
+    assert {k: r.request[k] for k in ("model", "concurrency", "context", "int4")} == {
+        "model": "llama-3.1-405b", "concurrency": 64, "context": 32768, "int4": True}
+    assert notice_ids(r)[0] == "dialogue.notice.understood"
+    assert r.default is not None and r.default.value == "no target"
     r = d.start("k", "full fine-tune of llama-3.1-70b on 1B tokens in 2 weeks over 100 GbE")
     assert r.kind == "result" and r.recommendation is not None
-    assert r.answers["Deadline"] == "14 days" and r.answers["Interconnect"].startswith("100 GbE")
+    assert r.request["deadline_days"] == 14 and r.request["interconnect"] == "eth-100"
 
 
-def test_opening_with_an_ambiguous_model_offers_the_candidates() -> None:
+def test_opening_with_an_ambiguous_model_offers_the_candidates_and_keeps_the_rest() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "pretrain 70b 1.5T tokens")
-    assert r.state == "model" and r.error and "several models" in r.error
+    assert r.asking == "model" and r.error is not None
+    assert r.error.id == "dialogue.error.model_ambiguous"
     offered = {c.value for c in r.choices}
     assert {"llama-3.1-70b", "llama-3.3-70b"} <= offered
     assert all("70b" in v for v in offered)
+    assert r.request["workload"] == "pretrain" and r.request["train_tokens"] == 1.5e12
     r = click(d, "k", r, "llama-3.3-70b")
-    assert r.state == "deadline"  # workload and tokens were kept from the opening
+    assert r.asking == "deadline_days"  # workload and tokens were kept from the opening
 
 
 def test_unknown_model_suggests_and_accepts_a_parameter_count() -> None:
     d = Dialogue(MemoryStore())
-    r = d.start("k")
+    d.start("k")
     r = d.handle("k", "gpt5")
-    assert r.kind == "error" and r.state == "model"
-    assert "I don't know 'gpt5'; did you mean" in (r.error or "")
-    assert "30b params" in (r.error or "")
+    assert r.kind == "error" and r.asking == "model"
+    assert r.error is not None and r.error.id == "dialogue.error.model_unknown_near"
     assert {"gpt-oss-20b", "gpt-oss-120b"} <= {c.value for c in r.choices}
     r = d.handle("k", "a 30B dense model")
-    assert r.state == "workload" and "30B" in r.answers["Model"]
+    assert r.asking == "workload" and r.request["params_b"] == 30.0 and "model" not in r.request
 
 
 def test_invalid_answer_is_explained_and_nothing_is_lost() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b inference")
-    before = (r.version, r.answers)
+    before = (r.version, r.request)
     r = d.handle("k", "3O")
-    assert r.kind == "error" and r.state == "concurrency"
-    assert r.error == "I need a number of concurrent requests between 1 and 100,000; '3O' isn't one"
-    assert (r.version, r.answers) == before
-    assert r.text.startswith("How many requests")  # the same question again
-    r = d.handle("k", "200000")
-    assert r.kind == "error" and "100,000" in (r.error or "")
+    assert r.kind == "error" and r.asking == "concurrency"
+    assert r.error is not None and r.error.id == "dialogue.error.concurrency"
+    assert r.error.params["text"] == "3O" and r.error.params["hi"] == 100_000
+    assert (r.version, r.request) == before
+    assert r.text.id == "dialogue.slot.concurrency.ask"  # the same question again
     r = d.handle("k", "64")
-    r = d.handle("k", "1m")  # beyond Llama 3.1's 131,072
-    assert r.kind == "error" and "131,072" in (r.error or "")
+    r = d.handle("k", "1m")  # beyond Llama 3.1's window, which the engine states
+    assert r.error is not None and r.error.id == "dialogue.error.context_beyond"
+    assert r.error.params["limit"] == 131072 and r.error.params["tokens"] == 1048576
+
+
+def test_a_model_known_by_its_size_has_the_engines_context_limit() -> None:
+    import engine
+
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "a 30B dense model inference 16 users")
+    limit = engine.max_context(None, 30.0)
+    assert r.asking == "context" and r.text.params["limit"] == limit
+    r = d.handle("k", "1M")  # refused here, by the same limit the engine enforces
+    assert r.error is not None and r.error.id == "dialogue.error.context_beyond"
+    assert r.error.params["limit"] == limit
+    r = d.handle("k", f"{limit}")
+    assert r.kind == "question" and r.request["context"] == limit
 
 
 def test_back_returns_to_the_previous_question_with_its_answer_editable() -> None:
     d = Dialogue(MemoryStore())
     r = run(d, "k", ["llama 3.1 70b", "inference", "64"], buttons=False)
-    assert r.state == "context"
+    assert r.asking == "context"
     r = d.handle("k", "back")
-    assert r.state == "concurrency" and "(now: 64)" in r.text
-    assert r.answers["Concurrent requests"] == "64"  # kept until replaced
+    assert r.asking == "concurrency" and r.text.id == "dialogue.question.now"
+    assert r.request["concurrency"] == 64  # kept until replaced
     r = d.handle("k", "32")
-    assert r.state == "context" and r.answers["Concurrent requests"] == "32"
+    assert r.asking == "context" and r.request["concurrency"] == 32
+    for _ in range(3):
+        r = d.handle("k", "back")
+    assert r.asking == "model"
     r = d.handle("k", "back")
-    r = d.handle("k", "back")
-    r = d.handle("k", "back")
-    assert r.state == "model"
-    r = d.handle("k", "back")
-    assert r.kind == "error" and "first question" in (r.error or "")
+    assert r.error is not None and r.error.id == "dialogue.error.first_question"
 
 
 def test_back_after_a_prefilled_opening_reaches_the_prefilled_answer() -> None:
     d = Dialogue(MemoryStore())
-    r = d.start("k", "llama 3.1 70b inference")
+    d.start("k", "llama 3.1 70b inference")
     r = d.handle("k", "back")
-    assert r.state == "workload" and "(now: Inference (serving))" in r.text
+    assert r.asking == "workload" and r.text.id == "dialogue.question.now"
+    assert r.text.params["now"].id == "workload.inference"  # type: ignore[union-attr]
 
 
 def test_change_after_the_result_recomputes() -> None:
@@ -184,38 +219,39 @@ def test_change_after_the_result_recomputes() -> None:
     r = run(d, "k", ["no target"], buttons=False, opening="llama 3.1 70b inference 64 users 8k")
     assert r.recommendation is not None
     kv_before = r.recommendation.numbers.kv_cache_gb
-    assert "change concurrency" in [c.value for c in r.nav]
-    r = click(d, "k", r, "change concurrency")
-    assert r.state == "concurrency"
+    change = next(n for n in r.nav if n.kind == "change" and n.slot == "concurrency")
+    r = click(d, "k", r, change.value)
+    assert r.asking == "concurrency"
     r = d.handle("k", "16")
     assert r.kind == "result" and r.recommendation is not None
     assert r.recommendation.numbers.kv_cache_gb is not None and kv_before is not None
     assert r.recommendation.numbers.kv_cache_gb < kv_before
-    r = d.handle("k", "change gpu")
+    d.handle("k", "change gpu")
     r = d.handle("k", "RTX 5090")
-    assert r.kind == "result" and r.recommendation is not None
-    assert r.recommendation.gpu == "rtx-5090" and "5090" in r.answers["GPU"]
+    assert r.recommendation is not None and r.recommendation.gpu == "rtx-5090"
+    assert r.request["gpu"] == "rtx-5090" and r.sources["gpu"] == "said"
 
 
 def test_change_of_workload_asks_what_the_new_workload_needs() -> None:
     d = Dialogue(MemoryStore())
-    r = run(d, "k", ["no target"], buttons=False, opening="llama 3.1 70b inference 64 users 8k")
-    r = d.handle("k", "change workload")
+    run(d, "k", ["no target"], buttons=False, opening="llama 3.1 70b inference 64 users 8k")
+    d.handle("k", "change workload")
     r = d.handle("k", "lora")
-    assert r.state == "tokens"
+    assert r.asking == "train_tokens"
     r = d.handle("k", "change users")
-    assert r.kind == "error" and "does not apply" in (r.error or "")
+    assert r.error is not None and r.error.id == "dialogue.error.change_not_here"
     r = d.handle("k", "change the flux capacitor")
-    assert r.kind == "error" and "Change what?" in (r.error or "")
+    assert r.error is not None and r.error.id == "dialogue.error.change_what"
 
 
 def test_help_explains_and_stays() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b inference 64 users")
     r2 = d.handle("k", "help")
-    assert r2.state == "context" and r2.version == r.version
-    assert any("KV cache" in n for n in r2.notices)
-    assert r2.text == r.text
+    assert r2.asking == "context" and r2.version == r.version and r2.text == r.text
+    assert r2.notices[0].text.model_dump() == {
+        "id": "dialogue.help.question",
+        "params": {"help": {"id": "dialogue.slot.context.help", "params": {}}}}
 
 
 def test_cancel_then_restart() -> None:
@@ -225,27 +261,29 @@ def test_cancel_then_restart() -> None:
     assert r.kind == "ended" and r.state == "cancelled"
     assert [c.value for c in r.choices] == ["restart"]
     r = d.handle("k", "64")
-    assert r.state == "cancelled" and r.error
+    assert r.state == "cancelled" and r.error is not None
+    assert r.error.id == "dialogue.error.cancelled"
     r = click(d, "k", r, "restart")
-    assert r.state == "model" and r.answers == {"GPU": r.answers["GPU"]}
+    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu"]
 
 
-def test_restart_clears_answers() -> None:
+def test_restart_clears_answers_and_keeps_the_language() -> None:
     d = Dialogue(MemoryStore())
-    d.start("k", "llama 3.1 70b inference 64 users")
-    r = d.handle("k", "start over")
-    assert r.state == "model" and set(r.answers) == {"GPU"}
+    d.start("k", "llama 3.1 70b pour 64 utilisateurs")
+    r = d.handle("k", "recommencer")
+    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu"]
+    assert r.language == "fr"
 
 
 def test_stale_click_changes_nothing_and_says_so() -> None:
     d = Dialogue(MemoryStore())
     first = d.start("k", "llama 3.1 70b inference")
     r = click(d, "k", first, "64")
-    assert r.state == "context"
+    assert r.asking == "context"
     stale = d.handle("k", "32", version=first.version)
-    assert stale.kind == "error" and "already answered" in (stale.error or "")
-    assert stale.state == "context" and stale.version == r.version
-    assert stale.answers["Concurrent requests"] == "64"
+    assert stale.error is not None and stale.error.id == "dialogue.error.stale"
+    assert stale.asking == "context" and stale.version == r.version
+    assert stale.request["concurrency"] == 64
 
 
 def test_missing_and_expired_conversations_offer_a_new_start() -> None:
@@ -253,15 +291,16 @@ def test_missing_and_expired_conversations_offer_a_new_start() -> None:
     store = MemoryStore(clock=lambda: now[0])
     d = Dialogue(store, ttl_seconds=60, clock=lambda: now[0])
     r = d.handle("nope", "64")
-    assert r.kind == "ended" and [c.value for c in r.choices] == ["restart"]
+    assert r.kind == "ended" and r.text.id == "dialogue.reply.missing"
+    assert [c.value for c in r.choices] == ["restart"]
     d.start("k", "llama 3.1 70b")
     now[0] += 59
-    assert d.handle("k", "inference").state == "concurrency"  # the TTL slides with each answer
+    assert d.handle("k", "inference").asking == "concurrency"  # the TTL slides with each answer
     now[0] += 61
-    r = d.handle("k", "64")
-    assert r.kind == "ended" and "expired" in r.text
+    r = d.handle("k", "64")  # the store let it go with its TTL: gone, said as such
+    assert r.kind == "ended" and r.text.id == "dialogue.reply.missing"
     r = d.handle("k", "restart")
-    assert r.kind == "question" and r.state == "model"
+    assert r.kind == "question" and r.asking == "model"
 
 
 def test_only_the_owner_answers() -> None:
@@ -269,8 +308,8 @@ def test_only_the_owner_answers() -> None:
     d.start("k", "llama 3.1 70b", owner="U1")
     with pytest.raises(NotOwner) as exc:
         d.handle("k", "inference", actor="U2")
-    assert exc.value.owner == "U1"
-    assert d.handle("k", "inference", actor="U1").state == "concurrency"
+    assert exc.value.owner == "U1" and exc.value.message.id == "dialogue.failure.not_owner"
+    assert d.handle("k", "inference", actor="U1").asking == "concurrency"
 
 
 def test_duplicate_delivery_is_refused_in_memory_too() -> None:
@@ -289,17 +328,19 @@ def test_finished_sizings_are_audited_quoted_and_listed() -> None:
     d.start("k", "llama 3.1 70b inference", owner="U1")
     with pytest.raises(NotFinished):
         d.record_quote("k", "U1")
-    for text in ("64", "8k", "no target"):
-        d.handle("k", text)
+    for said in ("64", "8k", "no target"):
+        d.handle("k", said)
     d.start("k2", "llama 3.1 405b inference 48 users 16k context no target int4 ok", owner="U1")
     d.handle("k", "change concurrency")
     d.handle("k", "32")  # the same conversation finishes again: listed once
     recent = d.recent("U1")
     assert [r["key"] for r in recent] == ["k", "k2"]
-    assert recent[1]["verdict"] == "single_node_int4" and recent[0]["model"] == "Llama 3.1 70B"
+    assert recent[1]["verdict"] == "single_node_int4"
+    assert recent[0]["model"] == {"id": "text", "params": {"text": "Llama 3.1 70B"}}
     quote = d.record_quote("k", "U9", "for ACME")
     assert quote["kind"] == "quote" and quote["requester"] == "U9"
-    assert quote["inputs"]["concurrency"] == 32 and quote["numbers"]["weights_gb"] > 0
+    assert quote["inputs"]["concurrency"] == 32 and quote["sources"]["concurrency"] == "said"
+    assert quote["numbers"]["weights_gb"] > 0
     log = store.audit_log()
     assert log[0]["kind"] == "quote"
     assert sum(1 for r in log if r["kind"] == "sizing") == 3
@@ -311,15 +352,15 @@ def test_update_meta_keeps_buttons_valid() -> None:
     d.update_meta("k", {"ts": "123.456"})
     conv = d.load("k")
     assert conv is not None and conv.meta == {"channel": "C1", "ts": "123.456"}
-    assert click(d, "k", r, "64").state == "context"  # the version did not move
+    assert click(d, "k", r, "64").asking == "context"  # the version did not move
 
 
 def test_stored_conversation_is_small_json() -> None:
     store = MemoryStore()
     d = Dialogue(store)
     run(d, "k", ["64", "8k", "no target"], buttons=False, opening="llama 3.1 70b inference")
-    for w in ("change concurrency", "32", "change context", "4k", "back", "back", "back"):
-        d.handle("k", w)
+    for said in ("change concurrency", "32", "change context", "4k", "back", "back", "back"):
+        d.handle("k", said)
     stored = store.read("k")
     assert stored is not None
     assert stored.doc.startswith("{") and len(stored.doc.encode()) < 4096

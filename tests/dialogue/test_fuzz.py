@@ -6,8 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dialogue import Dialogue, MemoryStore
-from dialogue.commands import command
+from bot.wording import say
+from dialogue import Dialogue, MemoryStore, command
+from dialogue.understand.commands import Command
+from tests.dialogue.helpers import every_message
 
 # an opening (and follow-ups) that puts a fresh conversation in each state
 REACH: dict[str, tuple[str, list[str]]] = {
@@ -15,14 +17,18 @@ REACH: dict[str, tuple[str, list[str]]] = {
     "workload": ("llama 3.1 70b", []),
     "concurrency": ("llama 3.1 70b inference", []),
     "context": ("llama 3.1 70b inference 64 users", []),
-    "target": ("llama 3.1 70b inference 64 users 8k context", []),
+    "target_tokens_per_s": ("llama 3.1 70b inference 64 users 8k context", []),
     "int4": ("405b inference 48 users 16k context no target", []),
-    "tokens": ("llama 3.1 70b full fine-tune", []),
-    "deadline": ("llama 3.1 70b full fine-tune 1B tokens", []),
+    "train_tokens": ("llama 3.1 70b full fine-tune", []),
+    "deadline_days": ("llama 3.1 70b full fine-tune 1B tokens", []),
     "interconnect": ("llama 3.1 70b full fine-tune 1B tokens 30 days", []),
     "gpu": ("llama 3.1 70b inference", ["change gpu"]),
     "done": ("llama 3.1 70b inference 64 users 8k context no target", []),
     "cancelled": ("llama 3.1 70b inference", ["cancel"]),
+    # the same states in a French conversation
+    "context_fr": ("inférence llama 3.1 70b pour 64 utilisateurs", []),
+    "int4_fr": ("inférence 405b 48 utilisateurs contexte 16k pas d'objectif", []),
+    "done_fr": ("inférence llama 3.1 70b 64 utilisateurs contexte 8k pas d'objectif", []),
 }
 
 WORDS = [
@@ -36,6 +42,10 @@ WORDS = [
     "change context to 32k", "change gpu to H100s", "change model to gemma 2 9b", "1,5T",
     "sixty four", "64 users, 32k context", "NVIDIA L40S (48 GB)", "not sure", "why?",
     "x" * 600, "1" * 400, "llama 3 70b", "no target: 1k",
+    # French, and the language asked for
+    "oui", "non", "aide", "retour", "annuler", "recommencer", "pas d'objectif", "inférence",
+    "affinage", "64 utilisateurs", "2 semaines", "3 mois", "changer le contexte à 32k",
+    "en français", "in English", "je ne sais pas", "-64 users", "what is int4?", "avoid int4",
 ]
 UNITS = ["", "k", "K", "m", "b", "T", " users", " tokens", " tok/s", " days", " weeks", "k ctx"]
 TEXT = st.one_of(
@@ -47,13 +57,27 @@ TEXT = st.one_of(
 )
 
 
+def _command(text: str) -> Command | None:
+    """The command a text is, past a language asked for first ('in French: restart')."""
+    cmd = command(text)
+    if cmd is not None and cmd.kind == "language" and cmd.value:
+        return command(cmd.value)
+    return cmd
+
+
+def _restarts(text: str) -> bool:
+    cmd = _command(text)
+    return cmd is not None and cmd.kind == "restart"
+
+
 def _at(state: str) -> Dialogue:
     d = Dialogue(MemoryStore())
     opening, more = REACH[state]
     r = d.start("k", opening)
     for text in more:
         r = d.handle("k", text)
-    assert r.state == state, (state, r.state, r.error)
+    assert r.state == state.removesuffix("_fr"), (state, r.state, r.error)
+    assert r.language == ("fr" if state.endswith("_fr") else "en")
     return d
 
 
@@ -69,17 +93,20 @@ def test_any_text_at_any_state(state: str, text: str) -> None:
     assert after is not None
     assert reply.state == after.state and reply.version == after.version
     assert reply.kind in ("question", "result", "ended", "error")
-    cmd = command(text)
+    for m in every_message(reply):  # every message renders, in the reply's language
+        assert say(m, reply.language)
+    cmd = _command(text)
     if reply.kind == "error":  # refused: nothing moved, nothing was lost
         assert (after.state, after.answers, after.version) == (
             before.state, before.answers, before.version)
         assert reply.error
-    if cmd is None or cmd.kind != "restart":
+    if not _restarts(text):
         assert set(before.answers) <= set(after.answers), "an answer was lost"
         changed = {k for k in before.answers if before.answers[k] != after.answers[k]}
         # only the question being answered may change (the model question reads a sentence;
         # 'change context to 32k' answers the context question)
-        answered = cmd.slot if cmd is not None and cmd.value is not None else before.state
+        answered = (cmd.slot if cmd is not None and cmd.kind == "change" and cmd.value is not None
+                    else before.state)
         assert answered == "model" or changed <= {answered}
     assert d.current("k") is not None  # what was stored renders again
 
@@ -96,14 +123,14 @@ def test_any_sequence_of_texts(start: str, texts: list[str]) -> None:
         after = d.load("k")
         assert after is not None and reply.version == after.version
         assert after.version in (before.version, before.version + 1)
-        cmd = command(text)
-        if cmd is None or cmd.kind != "restart":
+        if not _restarts(text):
             assert set(before.answers) <= set(after.answers), (text, before.answers)
         if after.state not in ("done", "cancelled"):
             assert reply.choices and reply.nav  # always something to click
 
 
-@pytest.mark.parametrize("state", [s for s in REACH if s not in ("done", "cancelled")])
+@pytest.mark.parametrize("state", [s for s in REACH
+                                   if s.removesuffix("_fr") not in ("done", "cancelled")])
 def test_every_button_is_an_answer(state: str) -> None:
     """Each choice offered is accepted, by click and typed alike, to the same place."""
     probe = _at(state).current("k")

@@ -30,9 +30,11 @@ def test_stored_form_is_json_without_the_machine() -> None:
     stored = store.read("k")
     assert stored is not None
     doc = json.loads(stored.doc)
-    assert set(doc) == {"schema_version", "id", "key", "state", "answers", "history", "owner",
-                        "version", "created_at", "updated_at", "expires_at"}
+    assert set(doc) == {"schema_version", "id", "key", "state", "answers", "sources", "language",
+                        "language_source", "history", "owner", "version", "created_at",
+                        "updated_at", "expires_at"}
     assert doc["state"] == "context" and doc["answers"]["concurrency"] == 64
+    assert doc["sources"]["concurrency"] == "said" and doc["language"] == "en"
     assert stored.meta == {"ts": "1.2"} and stored.version == doc["version"]
 
 
@@ -48,3 +50,16 @@ def test_an_unreadable_conversation_is_treated_as_gone_and_can_be_replaced() -> 
     assert r.kind == "ended" and [c.value for c in r.choices] == ["restart"]
     r = d.handle("k", "restart")
     assert r.kind == "question" and r.state == "model"
+
+
+def test_a_conversation_of_the_previous_schema_is_gone_not_misread() -> None:
+    store = MemoryStore()
+    d = Dialogue(store)
+    d.start("k", "llama 3.1 70b")
+    stored = store.read("k")
+    assert stored is not None
+    old = json.loads(stored.doc) | {"schema_version": 1}
+    store.write("k", Write(doc=json.dumps(old), version=stored.version + 1,
+                           expected=stored.version, ttl_seconds=60))
+    r = d.handle("k", "inference")
+    assert r.kind == "ended" and r.text.id == "dialogue.reply.expired"

@@ -1,0 +1,234 @@
+"""Quantities typed at a question: concurrency, context, throughput, token budget, deadline.
+
+Built on :mod:`engine.units`, which decides once what a number means (``8k`` of context is
+8,192 tokens, ``6k tok/s`` is 6,000, ``1,5T`` is a decimal comma, ``128 000`` a grouped
+thousand): this module only adds the words around the number in English and French
+("64 users", "64 utilisateurs", "2 weeks", "2 semaines", "about", "environ"), numbers spelled
+out ("sixty four", "soixante-quatre"), and the bounds of each question. A minus sign is
+refused by name, never read as its absolute value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogue.errors import ParseError
+from dialogue.understand.text import fold, shown, words
+from engine.units import Kind, Lang, quantity
+from engine.wording import Message, msg
+
+# -- numbers spelled out -------------------------------------------------------------------
+
+_EN_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+             "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+             "seventeen", "eighteen", "nineteen"]
+_EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_FR_UNITS = ["zero", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf",
+             "dix", "onze", "douze", "treize", "quatorze", "quinze", "seize"]
+_FR_TENS = ["vingt", "trente", "quarante", "cinquante", "soixante"]
+_VALUES: dict[str, int] = {
+    **{w: i for i, w in enumerate(_EN_UNITS)},
+    **{w: 20 + 10 * i for i, w in enumerate(_EN_TENS)},
+    **{w: i for i, w in enumerate(_FR_UNITS)},
+    **{w: 20 + 10 * i for i, w in enumerate(_FR_TENS)},
+    "a": 1, "une": 1, "vingts": 20,  # not 'an': French for a year ('un an')
+}
+_HUNDRED = {"hundred", "cent", "cents"}
+_JOINERS = {"and", "et"}
+_SPELLED = re.compile(
+    r"^(?P<words>(?:(?:" + "|".join(sorted({*_VALUES, *_HUNDRED, *_JOINERS}, key=len,
+                                              reverse=True))
+    + r")(?:[\s-]+|$))+)(?P<rest>.*)$"
+)
+
+
+def spelled(text: str) -> str:
+    """Leading number words as digits: 'sixty four users' -> '64 users', 'soixante-quatre'
+    -> '64', 'quatre-vingt-dix' -> '90', 'deux cents' -> '200'. A scale word after them
+    ('thousand', 'mille') is left for :mod:`engine.units`. Anything else is unchanged."""
+    t = fold(text)
+    m = _SPELLED.match(t)
+    if m is None:
+        return text
+    tokens = m["words"].replace("-", " ").split()
+    while tokens and tokens[-1] in _JOINERS:  # 'two and' is not a number
+        tokens.pop()
+    if not tokens or (tokens in (["a"], ["un"], ["une"]) and not m["rest"]):
+        return text
+    total = 0
+    for w in tokens:
+        if w in _JOINERS:
+            continue
+        if w in _HUNDRED:
+            total = max(total, 1) * 100
+        elif w in ("vingt", "vingts") and total % 100 == 4:  # quatre-vingt(s) = 80
+            total += 76
+        else:
+            total += _VALUES[w]
+    return f"{total} {m['rest']}".strip()
+
+
+# -- the words around a number ---------------------------------------------------------------
+
+_FILLER = re.compile(
+    r"^(?:(?:about|around|roughly|approx(?:imately)?|~|up to|max(?:imum)?|at most|peak(?: of)?"
+    r"|environ|a peu pres|jusqu'a|au plus|au maximum|maximum|pic de|en pointe)\s*)+"
+)
+
+
+def _clean(text: str) -> str:
+    """Folded, spelled numbers as digits, fillers ('about', 'environ') off."""
+    return _FILLER.sub("", spelled(fold(text))).strip()
+
+
+def _negative(text: str, what: Message) -> ParseError:
+    return ParseError(msg("dialogue.error.negative", text=shown(text), what=what))
+
+
+def _read(text: str, kind: Kind, units: str) -> float | None:
+    """The quantity of ``text`` when the words after it match ``units``; raises on a minus."""
+    q = quantity(_clean(text), kind)
+    if q is None or re.fullmatch(units, q[1]) is None:
+        return None
+    return q[0]
+
+
+def _whole(value: float | None, lo: float, hi: float) -> int | None:
+    if value is None or value != int(value) or not lo <= value <= hi:
+        return None
+    return int(value)
+
+
+# -- concurrency -----------------------------------------------------------------------------
+
+CONCURRENCY_MAX = 100_000
+USERS = (r"(?:(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?|sessions?"
+         r"|streams?|conversations?|chats?|clients?|utilisateurs?|requetes?|personnes?)?"
+         r"\s*(?:at once|in parallel|concurrently|at peak|at the same time|simultanes?|"
+         r"simultanees?|en parallele|a la fois|en meme temps|concurrents?|concurrentes?"
+         r"|actifs?|en pointe)?|concurrent|in parallel|at once|parallel|en parallele)")
+
+
+def concurrency(text: str) -> int:
+    """Requests in flight at peak: '64', '64 users', 'sixty four', '64 utilisateurs'."""
+    value = _read(text, Kind.COUNT, USERS)
+    if value is not None and value < 0:
+        raise _negative(text, msg("dialogue.what.concurrency"))
+    n = _whole(value, 1, CONCURRENCY_MAX)
+    if n is None:
+        raise ParseError(msg("dialogue.error.concurrency", lo=1, hi=CONCURRENCY_MAX,
+                             text=shown(text)))
+    return n
+
+
+# -- context ---------------------------------------------------------------------------------
+
+CONTEXT_UNITS = (r"(?:(?:tokens?|toks?|jetons?)?\s*(?:of\s+|de\s+)?(?:contexte?(?: window"
+                 r"| length)?|ctx|fenetre)?(?: per request| par requete)?)")
+
+
+def context(text: str, limit: int, model: Message) -> int:
+    """Tokens per request (prompt + answer), binary ``k`` (``6k`` = 6,144), at most ``limit``
+    (the model's window, from the engine); ``model`` names it in the refusal."""
+    t = _clean(text)
+    if re.fullmatch(r"\d{1,3}", t) and int(t) >= 1:
+        # a bare '64' is almost always 64k (or a choice's number): ask, do not size 64 tokens
+        n, k = int(t), int(t) * 1024
+        if k <= limit:
+            raise ParseError(msg("dialogue.error.context_bare", n=n, tokens=k),
+                             retry=[f"{n}k", f"{n} tokens"])
+        raise ParseError(msg("dialogue.error.context_bare_small", n=n), retry=[f"{n} tokens"])
+    value = _read(text, Kind.CONTEXT, CONTEXT_UNITS)
+    if value is not None and value < 0:
+        raise _negative(text, msg("dialogue.what.context"))
+    tokens_ = _whole(value, 1, float("inf"))
+    if tokens_ is not None and tokens_ > limit:
+        raise ParseError(msg("dialogue.error.context_beyond", model=model, limit=limit,
+                             text=shown(text), tokens=tokens_))
+    if tokens_ is None:
+        raise ParseError(msg("dialogue.error.context", limit=limit, text=shown(text)))
+    return tokens_
+
+
+# -- throughput target -----------------------------------------------------------------------
+
+TARGET_MAX = 1e9
+NO_TARGET = (r"(?:no|none|nope|n/a|na|skip|no target|no throughput target|nothing|not really"
+             r"|don't care|dont care|no requirement|-|non|aucun|aucune|rien|pas d'objectif"
+             r"|aucun objectif|sans objectif|pas de cible|pas de debit cible|pas besoin"
+             r"|pas d'exigence|peu importe)")
+RATE = (r"(?:tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?|tps|t/s|tok/s"
+        r"|(?:tokens?|jetons?)\s*(?:/|par)\s*s(?:econde)?)(?: aggregate| total| overall| au total"
+        r"| agrege| en tout)?")
+_YES_WORDS = frozenset({"yes", "y", "yeah", "yep", "sure", "ok", "okay", "oui", "ouais",
+                        "bien sur", "d'accord"})
+
+
+def target(text: str) -> float | None:
+    """An aggregate throughput target in output tokens/s, or None for 'no target'."""
+    t = words(text).replace("aggregate ", "").replace("agrege ", "")
+    if re.fullmatch(NO_TARGET, t):
+        return None
+    t = re.sub(r"\bt/s\b", "tok/s", t)  # 't' is also a scale letter (10^12)
+    value = _read(t, Kind.RATE, rf"(?:{RATE})?")
+    if value is not None and value < 0:
+        raise _negative(text, msg("dialogue.what.target"))
+    if value is not None and 1 <= value <= TARGET_MAX:
+        return value
+    if t in _YES_WORDS:  # 'yes' to 'do you have a target?': then which one
+        raise ParseError(msg("dialogue.error.target_which"))
+    raise ParseError(msg("dialogue.error.target", text=shown(text)))
+
+
+# -- training token budget -------------------------------------------------------------------
+
+TOKENS_MIN, TOKENS_MAX = 1e6, 1e15
+_TOKENS_UNITS = (r"(?:training\s+|d'|de\s+)?(?:tokens?|toks?|jetons?)?(?: of (?:data|text)"
+                 r"| de donnees| d'entrainement| de texte)?")
+
+
+def tokens(text: str, lang: Lang = "en") -> float:
+    """A training token budget: '1B tokens', '1.5T', '500 million tokens', '2 Md de jetons'
+    (in French, 'un billion' is 10^12: ``lang`` decides)."""
+    q = quantity(_clean(words(text)), Kind.TOKENS, lang)
+    value = q[0] if q is not None and re.fullmatch(_TOKENS_UNITS, q[1]) else None
+    if value is not None and value < 0:
+        raise _negative(text, msg("dialogue.what.tokens"))
+    if value is not None and TOKENS_MIN <= value <= TOKENS_MAX:
+        return value
+    raise ParseError(msg("dialogue.error.tokens", lo=TOKENS_MIN, hi=TOKENS_MAX,
+                         text=shown(text)))
+
+
+# -- deadline --------------------------------------------------------------------------------
+
+DEADLINE_MAX_DAYS = 3650
+DAYS: dict[str, float] = {
+    "h": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24, "hour": 1 / 24, "hours": 1 / 24,
+    "heure": 1 / 24, "heures": 1 / 24,
+    "d": 1, "day": 1, "days": 1, "j": 1, "jour": 1, "jours": 1,
+    "w": 7, "wk": 7, "wks": 7, "week": 7, "weeks": 7, "semaine": 7, "semaines": 7, "sem": 7,
+    "mo": 30, "month": 30, "months": 30, "mois": 30,
+    "y": 365, "yr": 365, "year": 365, "years": 365, "an": 365, "ans": 365, "annee": 365,
+    "annees": 365,
+}
+DURATION_UNIT = "|".join(sorted(DAYS, key=len, reverse=True))
+_LEAD = re.compile(r"^(?:in|within|under|less than|by|about|around|max|at most|en|sous|dans"
+                   r"|d'ici|moins de|environ|au plus)\s+")
+_DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)\s*(?P<unit>{DURATION_UNIT})?$")
+
+
+def deadline(text: str) -> float:
+    """A deadline in days: '30 days', '2 weeks', '3 months' (30 days each), '2 semaines',
+    'un mois', a bare number of days."""
+    t = spelled(_LEAD.sub("", words(text)))
+    m = _DURATION.match(t)
+    if m is not None:
+        q = quantity(m["num"], Kind.COUNT)
+        if q is not None and not q[1]:
+            if q[0] < 0:
+                raise _negative(text, msg("dialogue.what.deadline"))
+            days = q[0] * DAYS[m["unit"] or "d"]
+            if 0 < days <= DEADLINE_MAX_DAYS:
+                return days
+    raise ParseError(msg("dialogue.error.deadline", text=shown(text)))

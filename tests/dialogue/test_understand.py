@@ -1,0 +1,282 @@
+"""What typed text means, in English and French: numbers with units, yes/no with negation,
+workloads, names, navigation, the language asked for, openings."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dialogue import command
+from dialogue.errors import ParseError
+from dialogue.understand import language, names, negation, numbers
+from dialogue.understand.opening import extract
+from engine.units import Kind, parse
+from engine.wording import text
+
+LLAMA = text("Llama 3.1 70B")
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("64", 64), ("64 users", 64), ("64 concurrent", 64), ("1,000", 1000), ("2k", 2000),
+    ("about 32 requests at once", 32), ("100000", 100_000), ("1", 1), ("sixty four", 64),
+    ("sixty-four users", 64), ("two hundred", 200), ("a hundred users", 100),
+    ("seventy five thousand", 75_000), ("twelve", 12), ("64 utilisateurs", 64),
+    ("soixante-quatre utilisateurs simultanés", 64), ("quatre-vingt-dix", 90),
+    ("deux cents", 200), ("environ 40 requêtes en parallèle", 40), ("deux mille", 2000),
+    ("１２", 12),
+])
+def test_concurrency(said: str, value: int) -> None:
+    assert numbers.concurrency(said) == value
+
+
+@pytest.mark.parametrize("said", ["0", "100001", "3O", "1.5", "", "many", "64 tokens"])
+def test_concurrency_refused_says_the_bounds(said: str) -> None:
+    with pytest.raises(ParseError) as exc:
+        numbers.concurrency(said)
+    assert exc.value.message.id == "dialogue.error.concurrency"
+    assert (exc.value.message.params["lo"], exc.value.message.params["hi"]) == (1, 100_000)
+
+
+@pytest.mark.parametrize("said", ["-4", "-64 users", "\u22128"])
+def test_a_minus_sign_is_refused_by_name_never_read_as_its_absolute_value(said: str) -> None:
+    with pytest.raises(ParseError) as exc:
+        numbers.concurrency(said)
+    assert exc.value.message.id == "dialogue.error.negative"
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("32k", 32768), ("8k", 8192), ("128 000", 128_000), ("8192", 8192), ("16k tokens", 16384),
+    ("4k context", 4096), ("128k", 131072), ("32k de contexte", 32768), ("16 384", 16384),
+])
+def test_context(said: str, value: int) -> None:
+    assert numbers.context(said, 131072, LLAMA) == value
+
+
+@pytest.mark.parametrize("said", ["6k", "3k", "12k", "1.5k", "0.5M"])
+def test_a_context_shorthand_means_what_engine_units_says(said: str) -> None:
+    # one meaning of '6k' for every layer: the dialogue reads what the engine CLI reads
+    assert numbers.context(said, 10**7, LLAMA) == int(parse(said, Kind.CONTEXT))
+    assert numbers.context("6k", 10**7, LLAMA) == 6144
+
+
+def test_context_beyond_the_model_names_the_model_and_its_limit() -> None:
+    with pytest.raises(ParseError) as exc:
+        numbers.context("200k", 131072, LLAMA)
+    m = exc.value.message
+    assert m.id == "dialogue.error.context_beyond"
+    assert (m.params["model"], m.params["limit"], m.params["tokens"]) == (LLAMA, 131072, 204800)
+
+
+def test_a_bare_small_context_asks_whether_k_was_meant_and_offers_both() -> None:
+    with pytest.raises(ParseError) as exc:
+        numbers.context("64", 131072, LLAMA)
+    assert exc.value.message.id == "dialogue.error.context_bare"
+    assert exc.value.message.params["tokens"] == 65536
+    assert exc.value.retry == ["64k", "64 tokens"]
+    assert numbers.context("64 tokens", 131072, LLAMA) == 64
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("no target", None), ("none", None), ("6000 tok/s", 6000.0), ("6k tokens per second", 6000.0),
+    ("6000", 6000.0), ("1.5k tps", 1500.0), ("6000 t/s", 6000.0), ("pas d'objectif", None),
+    ("pas d’objectif", None), ("aucun", None), ("non", None), ("2000 jetons par seconde", 2000.0),
+])
+def test_target(said: str, value: float | None) -> None:
+    assert numbers.target(said) == value
+
+
+@pytest.mark.parametrize("said", ["yes", "oui"])
+def test_yes_to_the_target_question_asks_which_target(said: str) -> None:
+    with pytest.raises(ParseError) as exc:
+        numbers.target(said)
+    assert exc.value.message.id == "dialogue.error.target_which"
+
+
+@pytest.mark.parametrize(("said", "lang", "value"), [
+    ("1B tokens", "en", 1e9), ("1.5T tokens", "en", 1.5e12), ("500 million tokens", "en", 5e8),
+    ("15T", "en", 15e12), ("1,5T", "en", 1.5e12), ("2,5B", "en", 2.5e9),
+    ("1,500B tokens", "en", 1.5e12), ("2 Md de jetons", "fr", 2e9),
+    ("deux milliards de jetons", "fr", 2e9), ("1 billion tokens", "en", 1e9),
+    ("1 billion de jetons", "fr", 1e12),  # French long scale: un billion = 10^12
+])
+def test_tokens(said: str, lang: str, value: float) -> None:
+    assert numbers.tokens(said, lang) == value  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("said", "days"), [
+    ("30 days", 30), ("2 weeks", 14), ("3 months", 90), ("45", 45), ("a month", 30),
+    ("within 10 days", 10), ("1 year", 365), ("2 semaines", 14), ("un mois", 30),
+    ("un an", 365), ("sous 10 jours", 10), ("deux semaines", 14), ("3 jours", 3),
+])
+def test_deadline(said: str, days: float) -> None:
+    assert numbers.deadline(said) == days
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("yes", True), ("y", True), ("ok", True), ("sure", True), ("Yes, INT4 is fine", True),
+    ("oui", True), ("d'accord", True), ("Oui, l'INT4 convient", True),
+    ("no", False), ("nope", False), ("No, keep FP8", False), ("not ok", False), ("non", False),
+    ("avoid int4", False), ("we'd prefer to avoid INT4 because of quality concerns", False),
+    ("int4 pas acceptable", False), ("sans int4", False), ("Non, garder le FP8", False),
+])
+def test_yes_no_a_negation_anywhere_wins(said: str, value: bool) -> None:
+    assert negation.yes_no(said) is value
+
+
+@pytest.mark.parametrize("said", ["what is int4?", "what does int4 change for quality?",
+                                  "c'est quoi int4 ?", "maybe"])
+def test_a_question_or_neither_is_never_consent(said: str) -> None:
+    with pytest.raises(ParseError) as exc:
+        negation.yes_no(said)
+    assert exc.value.message.id == "dialogue.error.yes_no"
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("serving", "inference"), ("inference", "inference"), ("fine-tune", "full-finetune"),
+    ("finetuning", "full-finetune"), ("train from scratch", "pretrain"), ("QLoRA", "qlora"),
+    ("lora fine-tune", "lora"), ("pre-training", "pretrain"), ("full-finetune", "full-finetune"),
+    ("inférence", "inference"), ("affinage", "full-finetune"), ("pré-entraînement", "pretrain"),
+    ("fine-tune it with LoRA", "lora"), ("Inférence (service)", "inference"),
+    ("Pré-entraînement depuis zéro", "pretrain"),
+])
+def test_workload(said: str, value: str) -> None:
+    assert names.workload(said) == value
+
+
+@pytest.mark.parametrize(("said", "value"), [
+    ("llama 3.1 70b", "llama-3.1-70b"), ("Llama-3.1-405B", "llama-3.1-405b"),
+    ("deepseek v3", "deepseek-v3"), ("a 30B dense model", 30.0), ("30b params", 30.0),
+    ("70 billion parameters", 70.0), ("un modèle dense de 30 milliards de paramètres", 30.0),
+    ("1,5T", 1500.0),
+])
+def test_model(said: str, value: str | float) -> None:
+    assert names.model(said) == value
+
+
+def test_an_unknown_model_is_refused_with_the_nearest_names() -> None:
+    with pytest.raises(ParseError) as exc:
+        names.model("gpt5")
+    assert exc.value.message.id == "dialogue.error.model_unknown_near"
+    assert {"gpt-oss-20b", "gpt-oss-120b"} <= set(exc.value.suggestions)
+
+
+@pytest.mark.parametrize(("said", "gpu"), [
+    ("H100s", "h100-sxm"), ("8x h100", "h100-sxm"), ("8 x H200", "h200"), ("rtx 5090", "rtx-5090"),
+    ("l40s", "l40s"), ("NVIDIA L4 (24 GB)", "l4"), ("b200s", "b200"),
+    ("NVIDIA L40S (48 Go)", "l40s"),
+])
+def test_gpus_typed_loosely(said: str, gpu: str) -> None:
+    assert names.gpu(said) == gpu
+
+
+@pytest.mark.parametrize("said", ["not sure", "don't know", "no idea", "default", "dunno?",
+                                  "je ne sais pas", "aucune idée", "par défaut"])
+def test_unsure(said: str) -> None:
+    assert names.unsure(said)
+
+
+@pytest.mark.parametrize("said", ["∞", "🚀", "<!channel>", "yes", "ib-200"])
+def test_symbols_and_names_are_not_unsure(said: str) -> None:
+    assert not names.unsure(said)
+
+
+def test_nvlink_for_the_interconnect_is_explained() -> None:
+    with pytest.raises(ParseError) as exc:
+        names.interconnect("nvlink")
+    assert exc.value.message.id == "dialogue.error.link_inside"
+
+
+@pytest.mark.parametrize(("said", "kind", "slot", "value"), [
+    ("Back", "back", None, None), ("retour", "back", None, None), ("aide", "help", None, None),
+    ("why?", "help", None, None), ("annuler", "cancel", None, None),
+    ("recommencer", "restart", None, None), ("start over", "restart", None, None),
+    ("change context", "change", "context", None), ("change users", "change", "concurrency", None),
+    ("change context to 32k", "change", "context", "32k"),
+    ("Change GPU to H100", "change", "gpu", "H100"), ("set gpu = b200", "change", "gpu", "b200"),
+    ("change the model to Llama 3.1 405B!", "change", "model", "Llama 3.1 405B"),
+    ("change users to 64", "change", "concurrency", "64"),
+    ("change gpu: l40s", "change", "gpu", "l40s"),
+    ("changer le contexte à 32k", "change", "context", "32k"),
+    ("modifier le gpu pour H100", "change", "gpu", "H100"),
+    ("changer l'objectif", "change", "target_tokens_per_s", None),
+])
+def test_navigation(said: str, kind: str, slot: str | None, value: str | None) -> None:
+    cmd = command(said)
+    assert cmd is not None and (cmd.kind, cmd.slot, cmd.value) == (kind, slot, value)
+
+
+@pytest.mark.parametrize("said", ["64", "no", "non", "oui", "llama 3.1 70b", "8k"])
+def test_answers_are_not_commands(said: str) -> None:
+    assert command(said) is None
+
+
+@pytest.mark.parametrize(("said", "lang", "rest"), [
+    ("in French", "fr", None), ("en français", "fr", None), ("français", "fr", None),
+    ("in English please", "en", None), ("en anglais", "en", None),
+    ("en français : 64 utilisateurs", "fr", "64 utilisateurs"),
+    ("change language to french", "fr", None),
+])
+def test_a_language_asked_for(said: str, lang: str, rest: str | None) -> None:
+    cmd = command(said)
+    assert cmd is not None and (cmd.kind, cmd.language, cmd.value) == ("language", lang, rest)
+
+
+@pytest.mark.parametrize(("said", "lang"), [
+    ("nous voulons faire tourner Llama 70B pour 50 utilisateurs", "fr"),
+    ("inférence llama 3.1 70b", "fr"), ("je veux servir deepseek v3", "fr"),
+    ("we want to serve llama 3.1 70b for 64 users", "en"), ("llama 3.1 70b", None),
+    ("405b inference 64 users 32k context", "en"), ("a french customer wants llama", "en"),
+])
+def test_language_detected_from_words_and_accents(said: str, lang: str | None) -> None:
+    assert language.detect(said) == lang
+
+
+def test_opening_from_the_issue() -> None:
+    found = extract("405b inference 64 users 32k context int4 ok")
+    assert found.answers == {"model": "llama-3.1-405b", "workload": "inference",
+                             "concurrency": 64, "context": 32768, "int4": True}
+    assert found.leftovers == [] and found.hint is None and found.inferred == set()
+
+
+def test_a_french_opening_gives_the_same_answers() -> None:
+    found = extract("inférence llama 3.1 70b pour 64 utilisateurs, contexte 32k", "fr")
+    assert found.answers == {"workload": "inference", "model": "llama-3.1-70b",
+                             "concurrency": 64, "context": 32768}
+    found = extract("affinage de llama 3.1 8b sur 2 milliards de jetons en 2 semaines", "fr")
+    assert found.answers == {"workload": "full-finetune", "model": "llama-3.1-8b",
+                             "train_tokens": 2e9, "deadline_days": 14.0}
+
+
+def test_what_the_opening_inferred_is_marked() -> None:
+    found = extract("deepseek r1 for 50 concurrent users")
+    assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
+    found = extract("llama-3.1-70b-instruct-awq")
+    assert found.answers == {"model": "llama-3.1-70b", "int4": True}
+    assert found.inferred == {"int4"}
+
+
+def test_a_refusal_of_int4_in_an_opening_is_a_no() -> None:
+    found = extract("llama 3.1 405b inference, we'd prefer to avoid int4 for quality")
+    assert found.answers["int4"] is False
+
+
+def test_a_negative_count_in_an_opening_is_not_taken() -> None:
+    found = extract("llama 3.1 8b inference -64 users")
+    assert "concurrency" not in found.answers and any("64" in w for w in found.leftovers)
+
+
+@given(n=st.integers(min_value=1, max_value=999))
+def test_spelled_numbers_read_as_their_digits(n: int) -> None:
+    units, tens = numbers._EN_UNITS, numbers._EN_TENS
+    spoken = []
+    if n >= 100:
+        spoken += [units[n // 100], "hundred"]
+    r = n % 100
+    if r >= 20:
+        spoken.append(tens[r // 10 - 2])
+        if r % 10:
+            spoken.append(units[r % 10])
+    elif r:
+        spoken.append(units[r])
+    assert numbers.concurrency(" ".join(spoken)) == n
