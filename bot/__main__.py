@@ -1,6 +1,7 @@
 """``python -m bot`` (``make run``): the console, Socket Mode or HTTP, by the tokens present.
 
-* no Slack token: the console dialogue on stdin/stdout;
+* no Slack token: the console dialogue on stdin/stdout (``--json``: one JSON object per line,
+  handled by ``bot/console.py``);
 * ``SLACK_BOT_TOKEN`` + ``SLACK_APP_TOKEN``: Socket Mode (one process; internal use, dev);
 * ``SLACK_BOT_TOKEN`` + ``SLACK_SIGNING_SECRET``: HTTP on ``PORT`` at ``/slack/events``
   (gunicorn workers, ``bot.ops.serve``).
@@ -24,7 +25,7 @@ def main() -> int:
     if settings.mode == "console":
         from bot import console
 
-        return int(console.main(sys.stdin, sys.stdout))
+        return int(console.main(sys.stdin, sys.stdout, sys.argv[1:]))
     from bot.ops import logs
 
     logs.setup_logging(settings.log_level)

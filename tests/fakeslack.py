@@ -3,7 +3,7 @@
 Why a real HTTP server (not mocks): the app under test talks to it through slack_sdk's own
 ``WebClient`` (``SLACK_API_URL`` points here), so the encoding of every call, the retry
 handlers (429 + ``Retry-After``) and Bolt's start-up ``auth.test`` are all exercised as in
-production. The technique is the one bolt-python's own suite uses (notes §1.6).
+production. The technique is the one bolt-python's own suite uses (docs/slack.md §1.6).
 
 Usage::
 
@@ -13,6 +13,7 @@ Usage::
     fake.wait_for("chat.postMessage", count=1)
     fake.calls("chat.update")[-1].params["blocks"]
     fake.rate_limit("chat.postMessage", times=1, retry_after=1)
+    fake.delay("chat.postMessage", 0.5)
     fake.stop()
 
 Every call is recorded (method, params merged from query, form and JSON body, headers).
@@ -71,6 +72,7 @@ class FakeSlack:
         self._failures: dict[str, list[Any]] = {}  # method -> [times left, error]
         self._http_errors: dict[str, list[int]] = {}  # method -> [times left, status]
         self._hangs: dict[str, list[float]] = {}  # method -> [times left, seconds]
+        self._delays: dict[str, list[float]] = {}  # method -> [times left, seconds]
         # method -> answer(token, params): a method another fake serves with its own token
         # check (tests/fakesocket.py answers apps.connections.open for the app-level token)
         self.routes: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {}
@@ -161,6 +163,12 @@ class FakeSlack:
         with self._lock:
             self._hangs[method] = [times, seconds]
 
+    def delay(self, method: str, seconds: float, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` normally, but only after ``seconds``
+        (a slow Slack: to let another turn arrive while a post is on its way)."""
+        with self._lock:
+            self._delays[method] = [times, seconds]
+
     def reset(self) -> None:
         with self._lock:
             self._calls.clear()
@@ -168,6 +176,7 @@ class FakeSlack:
             self._failures.clear()
             self._http_errors.clear()
             self._hangs.clear()
+            self._delays.clear()
 
     # ------------------------------------------------------------------ inspection
 
@@ -267,11 +276,18 @@ class FakeSlack:
             if call.status == 200 and hang and hang[0] > 0:
                 hang[0] -= 1
                 hang_for = hang[1]
+            delay = self._delays.get(method)
+            delay_for = 0.0
+            if call.status == 200 and delay and delay[0] > 0:
+                delay[0] -= 1
+                delay_for = delay[1]
             if call.status == 200 and failure and failure[2] > 0:
                 failure[2] -= 1
             elif call.status == 200 and failure and failure[0] > 0:
                 failure[0] -= 1
                 fail_error = failure[1]
+        if delay_for:
+            time.sleep(delay_for)
         if hang_for:
             call.status, call.ok = 0, False
             self._record(call)
@@ -347,10 +363,10 @@ class FakeSlack:
         if method == "chat.update":
             channel, ts = str(p.get("channel", "")), str(p.get("ts", ""))
             with self._lock:
-                msg = self.messages.get(channel, {}).get(ts)
-                if msg is None:
+                current = self.messages.get(channel, {}).get(ts)
+                if current is None:
                     return {"ok": False, "error": "message_not_found"}
-                msg.update({"text": p.get("text"), "blocks": p.get("blocks")})
+                current.update({"text": p.get("text"), "blocks": p.get("blocks")})
             return {"ok": True, "channel": channel, "ts": ts, "text": p.get("text")}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": self._next_ts()}
@@ -367,8 +383,8 @@ class FakeSlack:
                 return {"ok": False, "error": "channel_not_found"}
             return {"ok": True, "channel": ch}
         if method == "conversations.open":
-            user = str(p.get("users", "")).split(",")[0]
-            return {"ok": True, "channel": {"id": f"D{user[1:]}" if user else "DNONE"}}
+            first = str(p.get("users", "")).split(",")[0]
+            return {"ok": True, "channel": {"id": f"D{first[1:]}" if first else "DNONE"}}
         if method == "team.info":
             return {"ok": True, "team": {"id": p.get("team") or self.team_id, "name": "Team"}}
         return {"ok": True}

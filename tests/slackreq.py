@@ -1,8 +1,9 @@
 """Signed requests exactly as Slack sends them, and builders for the payloads the bot handles.
 
-Signature (notes §1.3, slack_sdk ``SignatureVerifier``): ``v0=`` + hex HMAC-SHA256 of
-``v0:{timestamp}:{raw body}`` keyed with the signing secret, in ``X-Slack-Signature``, with
-``X-Slack-Request-Timestamp``; Slack's retries add ``X-Slack-Retry-Num`` / ``-Reason``.
+Signature (docs/slack.md §1.3): ``v0=`` + hex HMAC-SHA256 of ``v0:{timestamp}:{raw body}``
+keyed with the signing secret, in ``X-Slack-Signature``, with ``X-Slack-Request-Timestamp``,
+computed by slack_sdk's own ``SignatureVerifier`` (the code Bolt verifies with); Slack's
+retries add ``X-Slack-Retry-Num`` / ``-Reason``.
 Slash commands and interactivity are form-encoded (interactivity as ``payload=<json>``);
 events are JSON envelopes with ``event_id``, ``team_id`` and ``event``.
 
@@ -15,8 +16,6 @@ Usage::
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
 import json
 import time
@@ -25,12 +24,16 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlencode
 
+from slack_sdk.signature import SignatureVerifier
+
 _ids = itertools.count(1)
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
-    base = b"v0:" + timestamp.encode() + b":" + body
-    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    """``X-Slack-Signature`` for ``body`` (UTF-8, as Slack's are) sent at ``timestamp``."""
+    signature = SignatureVerifier(secret).generate_signature(timestamp=timestamp, body=body)
+    assert signature is not None
+    return signature
 
 
 class SignedClient:

@@ -25,12 +25,12 @@ def fake() -> Iterator[FakeSlack]:
     problems = []
     for call in slack.calls():
         if call.method in MESSAGE_METHODS and "blocks" in call.params:
-            errors = blockkit.validate_message(call.params)
+            errors = blockkit.message_problems(call.params)
         elif call.method in MESSAGE_METHODS:
             text = call.params.get("text")
             errors = [] if isinstance(text, str) and text.strip() else ["no text"]
         elif call.method == "views.publish":
-            errors = blockkit.validate_view(call.params.get("view") or {})
+            errors = blockkit.view_problems(call.params.get("view") or {})
         else:
             continue
         problems += [f"{call.method}: {e}" for e in errors]

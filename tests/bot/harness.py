@@ -18,8 +18,13 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot.ops.settings import Settings
-from bot.slack import blockkit, cards
+from bot.slack import blockkit, placement
 from bot.slack.app import create_app
+from bot.slack.cards import ids
+from bot.slack.cards.words import Words
+from bot.slack.placement import Placement
+from engine.units import Lang
+from engine.wording import Message, Param, msg
 from tests.fakeslack import FakeSlack
 from tests.slackreq import SignedClient, block_actions
 
@@ -99,9 +104,17 @@ def message(fake: FakeSlack, channel: str, ts: str) -> dict[str, Any]:
     return copy.deepcopy(fake.messages[channel][ts])
 
 
-def assert_valid(msg: dict[str, Any]) -> None:
-    errors = blockkit.validate_message(msg)
+def assert_valid(message: dict[str, Any]) -> None:
+    errors = blockkit.message_problems(message)
     assert not errors, errors
+
+
+def said(ident: str | Message, lang: Lang = "en", mentions: dict[str, str] | None = None,
+         **params: Param) -> str:
+    """The text the bot sends for the message ``ident`` (a note's ``text``): what a person
+    reads, so a test compares the outcome, not a copy of the catalog's sentence."""
+    said_ = ident if isinstance(ident, Message) else msg(ident, **params)
+    return Words(lang).md(said_, **(mentions or {}))
 
 
 def is_card(msg: dict[str, Any]) -> bool:
@@ -121,7 +134,7 @@ def action_elements(msg: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def first_choice(msg: dict[str, Any]) -> tuple[str, str, str | None, str | None]:
     """(block_id, action_id, button value, selected option) of the first answer choice."""
     for block_id, el in action_elements(msg):
-        if el["action_id"].startswith(cards.A_ANSWER):
+        if el["action_id"].startswith(ids.A_ANSWER):
             if el["type"] == "button":
                 return block_id, el["action_id"], el["value"], None
             return block_id, el["action_id"], None, el["options"][0]["value"]
@@ -208,7 +221,7 @@ def home_click(bot: BotServer, user: str = REP) -> None:
                  "private_metadata": "", "callback_id": "", "state": {"values": {}},
                  "hash": "1.a", "app_id": "AAPP0001", "external_id": "",
                  "app_installed_team_id": INTERNAL_TEAM, "bot_id": "BBOT0001"},
-        "actions": [{"action_id": cards.A_HOME_NEW, "block_id": "home0", "value": "new",
+        "actions": [{"action_id": ids.A_HOME_NEW, "block_id": "home0", "value": "new",
                      "type": "button", "style": "primary", "action_ts": f"{time.time():.6f}",
                      "text": {"type": "plain_text", "text": "New sizing", "emoji": True}}],
     }
@@ -227,3 +240,62 @@ def stored_conversations(bot: BotServer) -> dict[str, dict[str, Any]]:
         if doc:
             out[k.decode().removeprefix("gpusizing:conv:")] = json.loads(doc)
     return out
+
+
+def placements(bot: BotServer) -> dict[str, Placement]:
+    """Every stored sizing's Slack placement (where its question message is), by key."""
+    from dialogue import Dialogue, RedisStore
+
+    store = RedisStore(str(bot.settings.redis_url))
+    dialogue = Dialogue(store)
+    prefix = f"{store.prefix}:conv:"
+    out = {}
+    for k in store.client.scan_iter(prefix + "*"):
+        key = k.decode().removeprefix(prefix)
+        where = placement.of(dialogue.load(key))
+        if where is not None:
+            out[key] = where
+    return out
+
+
+def wait_shown(bot: BotServer, ts: str | None = None, key: str | None = None,
+               timeout: float = 5.0) -> None:
+    """Wait until the sizings' questions are recorded as shown (``ts``: that message is one;
+    ``key``: that sizing's is). The record lands right after the post returns."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        shown = {k: p.ts for k, p in placements(bot).items() if p.shown == "shown"}
+        if key is not None and shown.get(key) == (ts or shown.get(key)) and key in shown:
+            return
+        if key is None and ts is not None and ts in shown.values():
+            return
+        if key is None and ts is None and shown and len(shown) == len(placements(bot)):
+            return
+        time.sleep(0.02)
+    raise AssertionError("a question was never recorded as shown")
+
+
+def is_math(call_params: dict[str, Any]) -> bool:
+    """A "Show the math" post: its sections are code blocks (the formulas)."""
+    return any(b.get("type") == "section" and str(b.get("text", {}).get("text", ""))
+               .startswith("```") for b in call_params.get("blocks") or [])
+
+
+def slack_failed(what: str) -> str:
+    """The note when Slack refused a post for a passing reason (not "invite me")."""
+    return said("slack.slack_failed", what=msg(what))
+
+
+def plain(ident: str, lang: Lang = "en", **params: Param) -> str:
+    """The words of ``ident`` as a button, option or header shows them."""
+    return Words(lang).plain(msg(ident, **params))
+
+
+def verdict_of(card: dict[str, Any]) -> str:
+    """The card's verdict as its header says it: the engine's verdict id (``single_node``)."""
+    from engine.result import VERDICT_IDS
+
+    header = card["blocks"][0]["text"]["text"]
+    found = [v for v, ident in VERDICT_IDS.items() if header.startswith(plain(ident) + ":")]
+    assert len(found) == 1, header
+    return found[0]

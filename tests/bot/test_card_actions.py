@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bot.slack import blockkit, cards
+from bot.slack import blockkit
+from bot.slack.cards import ids
 from tests.bot.harness import (
     COLLEAGUE,
     INTERNAL_TEAM,
@@ -17,7 +18,10 @@ from tests.bot.harness import (
     click_to_card,
     find_element,
     is_card,
+    is_math,
     message,
+    said,
+    stored_conversations,
     wait_version_change,
 )
 from tests.fakeslack import FakeSlack
@@ -37,30 +41,30 @@ def _card(bot: BotServer, fake: FakeSlack) -> tuple[str, str, dict[str, object]]
 
 def test_show_the_math_once_in_the_thread(bot: BotServer, fake: FakeSlack) -> None:
     root, q_ts, card = _card(bot, fake)
-    block_id, _ = find_element(card, cards.A_MATH)
+    block_id, _ = find_element(card, ids.A_MATH)
     for _ in range(2):
         click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-              block_id=block_id, action_id=cards.A_MATH, value="math", thread_ts=root)
-    (math,) = fake.wait_for("chat.postMessage", 1, where=lambda c: "math" in c.params["text"])
+              block_id=block_id, action_id=ids.A_MATH, value="math", thread_ts=root)
+    (math,) = fake.wait_for("chat.postMessage", 1, where=lambda c: is_math(c.params))
     assert math.params["thread_ts"] == root
     assert_valid(math.params)
     (note,) = fake.wait_for("chat.postEphemeral", 1)
-    assert "already in the thread" in note.params["text"]
+    assert note.params["text"] == said("slack.math_in_thread")
     # someone else asking sees it privately, the thread is not spammed
     click(bot, user=COLLEAGUE, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_MATH, value="math", thread_ts=root)
+          block_id=block_id, action_id=ids.A_MATH, value="math", thread_ts=root)
     fake.wait_for("chat.postEphemeral", 2)
     fake.quiet(0.3)
-    assert len([c for c in fake.calls("chat.postMessage") if "math" in c.params["text"]]) == 1
+    assert len([c for c in fake.calls("chat.postMessage") if is_math(c.params)]) == 1
 
 
 def test_compare_and_change_rerun_in_place(bot: BotServer, fake: FakeSlack) -> None:
     root, q_ts, card = _card(bot, fake)
-    block_id, compare = find_element(card, cards.A_COMPARE)
+    block_id, compare = find_element(card, ids.A_COMPARE)
     other = compare["options"][0]["value"]
     before = json.dumps(card["blocks"])
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_COMPARE, selected=other, thread_ts=root)
+          block_id=block_id, action_id=ids.A_COMPARE, selected=other, thread_ts=root)
     fake.wait_for("chat.update", 1, where=lambda c: is_card(c.params))
     new = wait_version_change(fake, SALES, q_ts, before)
     while not is_card(new):  # the intermediate "which GPU" question, then the card
@@ -68,28 +72,32 @@ def test_compare_and_change_rerun_in_place(bot: BotServer, fake: FakeSlack) -> N
     assert_valid(new)
     assert new["blocks"] != card["blocks"]
     # change an answer: the card's menu reopens that question
-    block_id, change = find_element(new, cards.A_CHANGE)
+    block_id, change = find_element(new, ids.A_CHANGE)
     option = next(o["value"] for o in change["options"] if o["value"] == "change concurrency")
     before = json.dumps(new["blocks"])
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_CHANGE, selected=option, thread_ts=root)
+          block_id=block_id, action_id=ids.A_CHANGE, selected=option, thread_ts=root)
     question = wait_version_change(fake, SALES, q_ts, before)
     assert not is_card(question)
-    assert "requests" in question["text"]
+    (doc,) = stored_conversations(bot).values()
+    assert doc["state"] == "concurrency"  # the question that answer came from, asked again
 
 
 def test_internal_quote_goes_to_the_quote_channel(bot: BotServer, fake: FakeSlack) -> None:
     root, q_ts, card = _card(bot, fake)
-    block_id, _ = find_element(card, cards.A_QUOTE)
+    block_id, _ = find_element(card, ids.A_QUOTE)
     for _ in range(2):
         click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-              block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=root)
+              block_id=block_id, action_id=ids.A_QUOTE, value="quote", thread_ts=root)
     (summary,) = fake.wait_for("chat.postMessage", 1,
                                where=lambda c: c.params.get("channel") == QUOTES)
     notes = fake.wait_for("chat.postEphemeral", 2)
-    texts = " ".join(n.params["text"] for n in notes)
-    assert f"<#{QUOTES}>" in texts and "already with our sales team" in texts
-    assert "internal" in json.dumps(summary.params["blocks"])
+    assert {n.params["text"] for n in notes} == {
+        said("slack.quote_posted", mentions={"channel": f"<#{QUOTES}>"}),
+        said("slack.quote_already")}
+    assert said("slack.quote.requested_internal", team=INTERNAL_TEAM,
+                mentions={"who": f"<@{REP}>"}) in json.dumps(summary.params["blocks"],
+                                                             ensure_ascii=False)
     fake.quiet(0.3)
     assert len([c for c in fake.calls("chat.postMessage")
                 if c.params.get("channel") == QUOTES]) == 1
@@ -101,11 +109,11 @@ def test_quote_refused_when_the_quote_channel_is_shared(
     fake.add_channel("CLEAKY01", is_ext_shared=True)
     bot = serve(redis_url, quote_channel_id="CLEAKY01")  # type: ignore[operator]
     root, q_ts, card = _card(bot, fake)
-    block_id, _ = find_element(card, cards.A_QUOTE)
+    block_id, _ = find_element(card, ids.A_QUOTE)
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=root)
+          block_id=block_id, action_id=ids.A_QUOTE, value="quote", thread_ts=root)
     (note,) = fake.wait_for("chat.postEphemeral", 1)
-    assert "cannot be forwarded" in note.params["text"]
+    assert note.params["text"] == said("slack.quote_unavailable")
     fake.quiet(0.3)
     assert not [c for c in fake.calls("chat.postMessage") if c.params["channel"] == "CLEAKY01"]
 
@@ -117,11 +125,11 @@ def test_app_home_and_new_sizing(bot: BotServer, fake: FakeSlack) -> None:
                                           "event_ts": "1.2"}))
     (publish,) = fake.wait_for("views.publish", 1)
     view = publish.params["view"]
-    assert not blockkit.validate_view(view)
+    assert not blockkit.view_problems(view)
     assert "Llama 3.1 70B" in json.dumps(view)
     block_id = "home"
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel="", message_ts="",
-          block_id=block_id, action_id=cards.A_HOME_NEW, value="new")
+          block_id=block_id, action_id=ids.A_HOME_NEW, value="new")
     fake.wait_for("conversations.open", 1)
     (post,) = fake.wait_for("chat.postMessage", 1,
                             where=lambda c: c.params["channel"] == "DREP0001")
@@ -137,11 +145,11 @@ def test_post_command_by_a_rep(bot: BotServer, fake: FakeSlack) -> None:
     (post,) = fake.wait_for("chat.postMessage", 1)
     assert_valid(post.params)
     ts = next(iter(fake.messages[SALES]))
-    assert find_element(message(fake, SALES, ts), cards.A_START)
+    assert find_element(message(fake, SALES, ts), ids.A_START)
     bot.client.post_command("/gpu-sizing", "help", user=REP, channel=SALES,
                             response_url=fake.response_url("h"))
     (help_,) = fake.wait_for("response_url", 1)
-    assert "/gpu-sizing" in help_.params["text"]
+    assert help_.params["text"] == said("slack.help")
 
 
 def test_command_where_the_bot_is_not_a_member(bot: BotServer, fake: FakeSlack) -> None:
@@ -149,7 +157,7 @@ def test_command_where_the_bot_is_not_a_member(bot: BotServer, fake: FakeSlack) 
     bot.client.post_command("/gpu-sizing", "llama 3.1 70b", user=REP, channel="CELSE001",
                             response_url=fake.response_url("n"))
     (told,) = fake.wait_for("response_url", 1)
-    assert "Invite me" in told.params["text"]
+    assert told.params["text"] == said("slack.cannot_post")
     fake.quiet(0.3)
     assert not [c for c in fake.calls("chat.postMessage") if c.ok]
     assert "CELSE001" not in fake.messages

@@ -1,4 +1,5 @@
-"""Every message the bot can produce, checked against Block Kit's limits (bot/slack/blockkit.py)."""
+"""Every message the bot can produce: within Block Kit's limits (bot/slack/blockkit.py), in the
+conversation's language, drawn from the engine's typed data, and safe to show."""
 
 from __future__ import annotations
 
@@ -9,13 +10,23 @@ from typing import Any
 import pytest
 
 from bot.slack import blockkit, cards
-from bot.slack.escape import clip_escaped, escape, unescape
-from bot.slack.turns import HELP, NOT_OWNER, STALE, compare_gpus
-from dialogue import Choice, Dialogue, MemoryStore, Reply
+from bot.slack.cards import ids, parts
+from bot.slack.cards.home import home_view
+from bot.slack.cards.math import math_message
+from bot.slack.cards.notes import help_message, note_message
+from bot.slack.cards.quote import quote_summary
+from bot.slack.cards.start import root_message, start_message
+from bot.slack.cards.vram import bar
+from bot.slack.cards.words import Words
+from bot.slack.keys import ConversationKey
+from dialogue import AnswerView, Choice, Dialogue, MemoryStore, Nav, Notice, Reply
 from engine import SizingRequest, recommend
 from engine.result import Recommendation
+from engine.units import size_gb
+from engine.wording import msg, text
 
-KEY = "TINT0001:CSALES01:1700000001.000100:UREP0001"
+KEY = ConversationKey.thread("TINT0001", "CSALES01", "1700000001.000100", "UREP0001")
+EN, FR = Words("en"), Words("fr")
 
 VERDICT_OPENINGS = {
     "single_node": "llama 3.1 70b inference 64 users 8k context no target",
@@ -26,21 +37,35 @@ VERDICT_OPENINGS = {
 }
 
 
-def valid(msg: dict[str, Any]) -> dict[str, Any]:
-    errors = blockkit.validate_message(msg)
+def valid(message: dict[str, Any]) -> dict[str, Any]:
+    errors = blockkit.message_problems(message)
     assert not errors, errors
-    return msg
+    return message
 
 
-def drive(d: Dialogue, key: str, opening: str, answers: list[str] | None = None) -> list[Reply]:
-    """Start, then answer with ``answers`` (or the first choice) until a result."""
-    replies = [d.start(key, opening, owner="U1")]
-    queue = list(answers or [])
+def key_for(n: int | str) -> ConversationKey:
+    return ConversationKey.thread("TINT0001", "CSALES01", f"17000000{n:0>2}.000100", "UREP0001")
+
+
+def drive(d: Dialogue, key: ConversationKey, opening: str) -> list[Reply]:
+    """Start, then answer with the first choice until a result."""
+    replies = [d.start(key.format(), opening, owner="UREP0001")]
     while replies[-1].kind != "result" and len(replies) < 20:
         last = replies[-1]
-        text = queue.pop(0) if queue else last.choices[0].value
-        replies.append(d.handle(key, text, actor="U1"))
+        answer = last.choices[0].value if last.choices else "no"
+        replies.append(d.handle(key.format(), answer, actor="UREP0001"))
     return replies
+
+
+def quote(rec: Recommendation, key: ConversationKey, answers: list[AnswerView],
+          w: Words = EN) -> dict[str, Any]:
+    return quote_summary({"id": "1-0"}, requester="UCUST001", requester_team="TEXT0001",
+                         internal=False, channel="CSHARED1", shared=True, key=key, rec=rec,
+                         answers=answers, w=w)
+
+
+def texts(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False)
 
 
 @pytest.fixture
@@ -53,149 +78,191 @@ def test_every_question_and_every_verdict_card(dialogue: Dialogue) -> None:
     verdicts: set[str] = set()
     for n, opening in enumerate(["", *VERDICT_OPENINGS.values(),
                                  "mistral large 2 full fine-tune", "qwen3 8b lora"]):
-        key = f"{KEY}{n}"
+        key = key_for(n)
         for reply in drive(dialogue, key, opening):
-            msg = valid(cards.render(reply, key, compare_gpus(), "UREP0001"))
+            message = valid(cards.render(reply, key))
             states.add(reply.state)
-            if reply.kind == "result":
-                assert reply.recommendation is not None
-                verdicts.add(reply.recommendation.verdict)
-                assert msg["blocks"][0]["type"] == "header"
-                valid(cards.math_message(reply.recommendation))
-                valid(cards.quote_summary(
-                    {"id": "1-0"}, requester="UCUST001", requester_team="TEXT0001",
-                    internal=False, channel="CSHARED1", shared=True, key=key,
-                    rec=reply.recommendation, answers=reply.answers))
-                # change an answer, compare, and the questions those reopen
-                for nav in reply.nav:
-                    again = dialogue.handle(key, nav.value, actor="U1")
-                    valid(cards.render(again, key, compare_gpus(), "UREP0001"))
-                    states.add(again.state)
-                    dialogue.handle(key, "back", actor="U1")
+            if reply.kind != "result":
+                continue
+            assert reply.recommendation is not None
+            verdicts.add(reply.recommendation.verdict)
+            assert message["blocks"][0]["type"] == "header"
+            valid(math_message(reply.recommendation, EN))
+            valid(quote(reply.recommendation, key, reply.answers))
+            # every change the card offers, and the question it reopens
+            for nav in reply.nav:
+                again = dialogue.handle(key.format(), nav.value, actor="UREP0001")
+                valid(cards.render(again, key))
+                states.add(again.state)
+                dialogue.handle(key.format(), "back", actor="UREP0001")
     assert set(VERDICT_OPENINGS) <= verdicts
-    assert {"model", "workload", "concurrency", "context", "target", "gpu", "done"} <= states
+    assert {"model", "workload", "concurrency", "context", "gpu", "done"} <= states
 
 
-def test_int4_interconnect_tokens_deadline_questions(dialogue: Dialogue) -> None:
-    seen: set[str] = set()
-    for n, (opening, answers) in enumerate([
-        ("llama 3.1 405b inference 64 users 32k context no target", []),
-        ("llama 3.1 405b full fine-tune", []),
-    ]):
-        for reply in drive(dialogue, f"{KEY}x{n}", opening, answers):
-            valid(cards.render(reply, KEY, compare_gpus()))
-            seen.add(reply.state)
-    assert {"int4", "interconnect", "tokens", "deadline"} <= seen, seen
+def test_the_card_follows_the_typed_navigation_and_the_reply_language(
+    dialogue: Dialogue,
+) -> None:
+    """Start over and Change come from the nav's kind and slot; every word is French."""
+    reply = dialogue.start(KEY.format(), "nous voulons llama 3.1 70b pour 64 utilisateurs, "
+                           "contexte 8k, sans objectif", owner="UREP0001")
+    assert reply.kind == "result" and reply.language == "fr"
+    message = valid(cards.render(reply, KEY))
+    (row,) = [b for b in message["blocks"] if b["type"] == "actions"]
+    by_id = {el["action_id"]: el for el in row["elements"]}
+    restart = next(n for n in reply.nav if n.kind == "restart")
+    assert by_id[ids.A_RESTART]["value"] == restart.value
+    assert by_id[ids.A_RESTART]["text"]["text"] == FR.plain(msg("slack.button.start_over"))
+    changes = [n for n in reply.nav if n.kind == "change"]
+    assert [o["value"] for o in by_id[ids.A_CHANGE]["options"]] == [n.value for n in changes]
+    assert [o["text"]["text"] for o in by_id[ids.A_CHANGE]["options"]] == [
+        FR.plain(n.label) for n in changes]
+    assert by_id[ids.A_MATH]["text"]["text"] == FR.plain(msg("slack.button.math"))
+    assert by_id[ids.A_QUOTE]["text"]["text"] == FR.plain(msg("slack.button.quote"))
+    rec = reply.recommendation
+    assert rec is not None
+    assert message["blocks"][0]["text"]["text"] == FR.plain(
+        msg("slack.card.header", verdict=msg("verdict.single_node"), model=rec.model.name))
+    # the GPU on the card is not offered for comparison
+    assert rec.gpu not in [o["value"] for o in by_id[ids.A_COMPARE]["options"]]
+    # what the bot assumed or defaulted is marked on the card
+    assumed = next(a for a in reply.answers if a.source == "assumed")
+    assert FR.md(msg("slack.answers.assumed", label=assumed.label,
+                     shown=assumed.shown)) in texts(message)
+    # the math and the quote summary speak the conversation's language too
+    math = valid(math_message(rec, FR))
+    assert math["blocks"][0]["text"]["text"] == FR.plain(
+        msg("slack.math.header", verdict=msg("verdict.single_node")))
+    summary = valid(quote(rec, KEY, reply.answers, FR))
+    assert FR.plain(msg("slack.quote.header")) == summary["blocks"][0]["text"]["text"]
+
+
+def test_the_vram_bar_is_the_engines_picture() -> None:
+    """Per copy and in total, the figures of numbers.memory, never recomputed: the free space
+    the bar states is the one step 1 quotes."""
+    rec = recommend(SizingRequest(model="llama-3.1-70b", concurrency=64, context=8192))
+    picture = rec.numbers.memory
+    assert picture is not None
+    s = picture.per_copy
+    drawn = bar(picture, EN)
+    cells = drawn.split("`")[1]
+    assert len(cells) == 30
+    assert cells.count("█") == round(s.weights_gb * 30 / s.vram_gb)
+    assert cells.count("▓") == round(s.work_gb * 30 / s.vram_gb)
+    assert cells.count("▒") == round(s.reserve_gb * 30 / s.vram_gb)
+    assert EN.md(msg("slack.vram.free", free=s.free_gb, vram=s.vram_gb)) in drawn
+    assert size_gb(s.free_gb) in drawn and size_gb(s.weights_gb) in drawn
+    if picture.copies > 1:
+        t = picture.total
+        assert EN.md(msg("slack.vram.total", copies=picture.copies, used=t.used_gb,
+                         vram=t.vram_gb, free=t.free_share)) in drawn
+    # the same free share as step 1 and the numbers
+    assert rec.numbers.free_share == pytest.approx(s.free_share, abs=1e-3)
+
+
+def test_a_plan_that_does_not_fit_marks_where_the_vram_ends() -> None:
+    rec = recommend(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768),
+                    alternatives=False)
+    picture = rec.numbers.memory
+    assert picture is not None
+    over = picture.per_copy.model_copy(update={"vram_gb": picture.per_copy.used_gb / 2})
+    drawn = bar(picture.model_copy(update={"per_copy": over, "copies": 1}), EN)
+    assert "┃" in drawn and "░" not in drawn
+    assert EN.md(msg("slack.vram.needs", used=over.used_gb, vram=over.vram_gb)) in drawn
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "llama-3.1-70b", "workload": "full-finetune"},
+    {"model": "llama-3.1-70b", "workload": "lora"},
+    {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768},
+    {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192},
+])
+def test_the_vram_bar_of_a_plan_that_fits_never_says_it_overflows(kw: dict[str, Any]) -> None:
+    rec = recommend(SizingRequest(**kw), alternatives=False)
+    assert rec.numbers.memory is not None
+    drawn = bar(rec.numbers.memory, EN)
+    assert "┃" not in drawn and "░" in drawn
 
 
 def test_errors_ended_and_stale(dialogue: Dialogue) -> None:
-    dialogue.start(KEY, "llama 3.1 70b inference", owner="U1")
-    bad = dialogue.handle(KEY, "<!channel> lots & lots", actor="U1")
-    assert bad.kind == "error"
-    msg = valid(cards.render(bad, KEY))
-    assert "<!channel>" not in json.dumps(msg)
-    stale = dialogue.handle(KEY, "64", version=1, actor="U1")
+    dialogue.start(KEY.format(), "llama 3.1 70b inference", owner="UREP0001")
+    bad = dialogue.handle(KEY.format(), "<!channel> lots & lots", actor="UREP0001")
+    assert bad.error is not None
+    message = valid(cards.render(bad, KEY))
+    assert "<!channel>" not in texts(message)
+    stale = dialogue.handle(KEY.format(), "64", version=1, actor="UREP0001")
     valid(cards.render(stale, KEY))
-    cancelled = dialogue.handle(KEY, "cancel", actor="U1")
+    cancelled = dialogue.handle(KEY.format(), "cancel", actor="UREP0001")
     assert cancelled.kind == "ended"
-    valid(cards.render(cancelled, KEY))
-    missing = dialogue.handle(KEY + "nope", "64", actor="U1")
-    valid(cards.render(missing, KEY + "nope"))
-    for text in (cards.STORE_DOWN, STALE, NOT_OWNER.format(owner="<@U1>"), HELP):
-        valid(cards.note_message(text, start=("C1", "1.2")))
-    valid(cards.start_message("UREP0001"))
+    ended = valid(cards.render(cancelled, KEY))
+    assert any(el["action_id"] in (ids.A_START, ids.A_RESTART) or el["action_id"]
+               .startswith(ids.A_ANSWER) for b in ended["blocks"] if b["type"] == "actions"
+               for el in b["elements"])
+    why = dialogue.handle(KEY.format(), "64 <users>", actor="UREP0001")
+    assert why.kind == "ended" and why.error is not None
+    assert EN.md(why.error) in texts(valid(cards.render(why, KEY)))
+    missing = key_for(99)
+    valid(cards.render(dialogue.handle(missing.format(), "64", actor="UREP0001"), missing))
+    for note in ("slack.stale", "slack.conflict", "slack.out_of_date", "slack.refused"):
+        valid(note_message(EN.md(msg(note)), EN, start=("CSALES01", "1700000001.000100")))
+    valid(help_message(EN))
+    valid(help_message(FR))
+    valid(start_message("UREP0001", FR))
+    valid(root_message("UREP0001", EN))
 
 
 def test_home_view() -> None:
-    recent = [{"key": KEY, "model": "Llama 3.1 70B <!here>", "workload": "inference",
-               "verdict": v, "headline": "h" * 5000, "finished_at": 1764540000.5}
+    recent = [{"key": KEY.format(), "model": text("Llama 3.1 70B <!here>").model_dump(),
+               "workload": "inference", "verdict": v, "language": "fr",
+               "headline": text("h" * 5000).model_dump(), "finished_at": 1764540000.5}
               for v in VERDICT_OPENINGS]
-    for view in (cards.home_view(recent), cards.home_view([]),
-                 cards.home_view([], store_ok=False), cards.home_view(recent * 30)):
-        assert not blockkit.validate_view(view), blockkit.validate_view(view)
+    for view in (home_view(recent, EN), home_view([], EN), home_view([], FR, store_ok=False),
+                 home_view(recent * 30, EN), home_view([], EN, problem="x" * 5000)):
+        assert not blockkit.view_problems(view), blockkit.view_problems(view)
         assert "<!here>" not in json.dumps(view)
+    # each recent sizing in its own language
+    view = home_view(recent[:1], EN)
+    assert FR.md(msg("verdict.single_node")) in texts(view)
 
 
 def _huge_recommendation() -> Recommendation:
     rec = recommend(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768))
-    long = "x<&>" * 2000
+    long = text("x<&>" * 2000)
     data = rec.model_dump()
-    data["headline"] = long
-    data["caveats"] = [long] * 40
-    data["assumptions"] = [long] * 40
-    data["math"] = [long] * 200
+    data["headline"] = long.model_dump()
+    data["caveats"] = [long.model_dump()] * 40
+    data["assumptions"] = [long.model_dump()] * 40
+    data["math"] = [long.model_dump()] * 200
     data["model"]["name"] = "M" * 400
-    data["questions"] = [{**q, "because": long, "question": long} for q in data["questions"]]
-    data["alternatives"] = [{**a, "label": long, "summary": long} for a in data["alternatives"]]
+    data["questions"] = [{**q, "because": long.model_dump(), "question": long.model_dump()}
+                         for q in data["questions"]]
+    data["alternatives"] = [{**a, "label": long.model_dump(), "summary": long.model_dump()}
+                            for a in data["alternatives"]]
     return Recommendation.model_validate(data)
 
 
 def test_oversized_content_is_clipped_within_limits() -> None:
     rec = _huge_recommendation()
-    many = [Choice(value=f"v{i}", label="L" * 200) for i in range(250)]
-    long_values = [Choice(value="V" * 100 + str(i), label=f"c{i}") for i in range(60)]
-    nav = [Choice(value=f"change s{i}", label=f"Change {i}") for i in range(40)]
+    many = [Choice(value=f"v{i}", label=text("L" * 200)) for i in range(250)]
+    long_values = [Choice(value="V" * 100 + str(i), label=text(f"c{i}")) for i in range(60)]
+    nav = [Nav(kind="change", slot=f"s{i}", label=text(f"Change {i}"), value=f"change s{i}")
+           for i in range(40)] + [Nav(kind="restart", label=text("R"), value="restart")]
+    answers = [AnswerView(slot=f"k{i}", label=text("A" * 100),
+                          shown=text("<!channel>" * 300), source="assumed") for i in range(30)]
+    long = text("q" * 9000)
     for reply in (
-        Reply(kind="result", conversation_id="c", version=3, state="done", text="t",
-              recommendation=rec, nav=nav, answers={"A" * 100: "<!channel>" * 500}),
-        Reply(kind="question", conversation_id="c", version=3, state="model", text="q" * 9000,
-              help="h" * 9000, notices=["n" * 4000] * 10, error="e" * 5000, choices=many,
-              nav=nav, answers={f"k{i}": "v" * 300 for i in range(30)}),
-        Reply(kind="question", conversation_id="c", version=3, state="model", text="q",
+        Reply(kind="result", conversation_id="c", version=3, state="done", text=long,
+              recommendation=rec, nav=nav, answers=answers),
+        Reply(kind="question", conversation_id="c", version=3, state="model", text=long,
+              help=long, notices=[Notice(kind="info", text=text("n" * 4000))] * 10,
+              error=text("e" * 5000), choices=many, nav=nav, answers=answers),
+        Reply(kind="question", conversation_id="c", version=3, state="model", text=text("q"),
               choices=long_values),
     ):
-        valid(cards.render(reply, "K" * 300, [("G" * 100, f"g{i}") for i in range(150)]))
-    valid(cards.math_message(rec))
-    valid(cards.quote_summary({"id": "1"}, requester="U1", requester_team="T" * 500,
-                              internal=True, channel="C1", shared=False, key="k" * 4000,
-                              rec=rec, answers={"a" * 300: "b" * 3000}))
-
-
-def test_vram_bar_shapes() -> None:
-    fits = recommend(SizingRequest(model="llama-3.1-70b", concurrency=64, context=8192))
-    bar = cards.vram_bar(fits.numbers)
-    assert bar is not None and "free of" in bar and "█" in bar and "░" in bar
-    big = recommend(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768))
-    bar = cards.vram_bar(big.numbers)
-    assert bar is not None
-
-
-def test_block_id_round_trip_and_limits() -> None:
-    bid = cards.block_id(7, KEY, 2)
-    assert cards.parse_block_id(bid) == (KEY, 7)
-    assert cards.parse_block_id("b") is None
-    assert cards.parse_block_id(None) is None
-    assert len(cards.block_id(1, "k" * 1000)) <= blockkit.MAX_ID
-
-
-def test_escape() -> None:
-    assert escape("<!channel> & <@U1>") == "&lt;!channel&gt; &amp; &lt;@U1&gt;"
-    assert unescape(escape("a<b>&c")) == "a<b>&c"
-    clipped = clip_escaped("&" * 100, 10)
-    assert len(clipped) <= 10 and not clipped.rstrip("…").endswith(("&a", "&am", "&amp"[:3]))
-
-
-def test_validator_catches_violations() -> None:
-    assert blockkit.validate_message({"text": "", "blocks": []})
-    too_many = {"text": "t", "blocks": [{"type": "divider"}] * 51}
-    assert any("51 > 50" in e for e in blockkit.validate_message(too_many))
-    long_header = {"text": "t", "blocks": [cards.header("x")]}
-    long_header["blocks"][0]["text"]["text"] = "x" * 151
-    assert blockkit.validate_message(long_header)
-    dup = {"text": "t", "blocks": [{"type": "actions", "elements": [
-        cards.button("a", "same"), cards.button("b", "same")]}]}
-    assert any("not unique" in e for e in blockkit.validate_message(dup))
-
-
-def test_home_view_never_cuts_an_entity_in_half() -> None:
-    for n in range(190, 201):
-        item = {"model": "M" * n + "&<>" * 5, "workload": "w" * 45 + "<&>" * 5,
-                "headline": "h" * 390 + "&" * 20, "verdict": "single_node",
-                "finished_at": 1700000000}
-        view = cards.home_view([item])
-        assert not blockkit.validate_view(view)
-        text = json.dumps(view, ensure_ascii=False)
-        assert not re.search(r"&[a-z]{0,3}…", text), text
+        message = valid(cards.render(reply, KEY))
+        assert "<!channel>" not in texts(message)
+    valid(math_message(rec, EN))
+    valid(quote_summary({"id": "1"}, requester="U1", requester_team="T" * 500, internal=True,
+                        channel="C1", shared=False, key=KEY, rec=rec, answers=answers, w=EN))
 
 
 @pytest.mark.parametrize("workload", [
@@ -209,41 +276,75 @@ def test_every_catalog_model_card_math_and_quote_are_valid(workload: str) -> Non
     from engine.catalog import catalog
 
     d = Dialogue(MemoryStore())
-    for mid in catalog().models:
-        key = f"TINT0001:CSALES01:1700000001.000100:{mid}"
-        reply = d.start(key, f"{mid} {workload}", owner="U1")
+    for n, mid in enumerate(catalog().models):
+        key = key_for(n)
+        reply = d.start(key.format(), f"{mid} {workload}", owner="UREP0001")
         for _ in range(12):
             if reply.kind == "result" or not reply.choices:
                 break
-            reply = d.handle(key, reply.choices[-1].value, actor="U1")
-        valid(cards.render(reply, key, compare_gpus(), "U1"))
+            reply = d.handle(key.format(), reply.choices[-1].value, actor="UREP0001")
+        valid(cards.render(reply, key))
         if reply.recommendation is not None:
-            valid(cards.math_message(reply.recommendation))
-            valid(cards.quote_summary({"id": "1-0"}, requester="U1", requester_team="TEXT0001",
-                                      internal=False, channel="CSHARED1", shared=True, key=key,
-                                      rec=reply.recommendation, answers=reply.answers))
+            valid(math_message(reply.recommendation, EN))
+            valid(quote(reply.recommendation, key, reply.answers))
 
 
-def test_ended_message_says_why_an_answer_changed_nothing(dialogue: Dialogue) -> None:
-    dialogue.start(KEY, "llama 3.1 70b inference", owner="U1")
-    dialogue.handle(KEY, "cancel", actor="U1")
-    reply = dialogue.handle(KEY, "64 <users>", actor="U1")
-    assert reply.kind == "ended" and reply.error
-    msg = valid(cards.render(reply, KEY))
-    assert escape(reply.error) in json.dumps(msg["blocks"], ensure_ascii=False)
+def test_block_ids_round_trip_and_refuse_forgeries() -> None:
+    bid = ids.block_id(7, KEY, 2)
+    assert ids.parse_block_id(bid) == (KEY, 7)
+    assert len(bid) <= parts.MAX_ID
+    for forged in (None, "", "b", "gs1|²|0|" + KEY.format(), "gs1|-1|0|" + KEY.format(),
+                   "gs1|7|0|TINT0001:CSALES01:notats:UREP0001", "gs1|7|0|a:b:c:d",
+                   "gs1|7|0|" + KEY.format() + ":extra", "gs2|7|0|" + KEY.format()):
+        assert ids.parse_block_id(forged) is None, forged
+    assert ids.parse_start_value(ids.start_value("CSALES01", "1700000001.000100")) == (
+        "CSALES01", "1700000001.000100")
+    for forged in ("", "{", "[1]", '{"c": "#general", "t": "1.2"}', '{"c": "C1", "t": "x"}'):
+        assert ids.parse_start_value(forged) is None
 
 
-@pytest.mark.parametrize("kw", [
-    {"model": "llama-3.1-70b", "workload": "full-finetune"},
-    {"model": "llama-3.1-70b", "workload": "lora"},
-    {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768},
-    {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192},
-])
-def test_the_vram_bar_of_a_plan_that_fits_never_says_it_overflows(kw: dict[str, Any]) -> None:
-    """The training state includes the weights and activations: count them once."""
-    from engine import SizingRequest, recommend
+def test_typed_text_is_inert_in_every_message() -> None:
+    """Broadcasts, mentions, links and bidi controls a person typed reach Slack as text."""
+    hostile = "<!channel> <@U0000123|bob> <https://evil.example|safe> \u202eevil\u202c & ok"
+    said = EN.md(msg("slack.slack_failed", what=text(hostile)))
+    assert "<!channel>" not in said and "<@U0000123" not in said and "<https:" not in said
+    assert "\u202e" not in said and "\u202c" not in said
+    assert "&lt;!channel&gt;" in said and "&amp; ok" in said
+    assert "\u202e" not in EN.plain(text(hostile))
+    # a mention the bot makes survives; a placeholder a person types cannot forge one
+    forged = "\ufdd00\ufdd1"
+    note = EN.md(msg("slack.not_owner"), owner=EN.user("UREP0001"))
+    assert "<@UREP0001>" in note
+    assert EN.md(text(forged)) == "0"  # the placeholder marks are dropped from typed text
+    assert EN.user("not an id") == EN.md(msg("slack.someone"))
+    # clipping never leaves half an entity
+    clipped = parts.section(EN.md(text("&" * 4000)))["text"]["text"]
+    assert len(clipped) <= parts.MAX_SECTION_TEXT and not re.search(r"&[a-z]{0,3}…$", clipped)
 
-    rec = recommend(SizingRequest(**kw), alternatives=False)
-    bar = cards.vram_bar(rec.numbers, scope=cards.vram_scope(rec))
-    assert bar is not None
-    assert "needs" not in bar and "free of" in bar
+
+def test_home_view_never_cuts_an_entity_in_half() -> None:
+    for n in range(190, 201):
+        item = {"model": text("M" * n + "&<>" * 5).model_dump(), "workload": "w" * 45 + "<&>",
+                "headline": text("h" * 390 + "&" * 20).model_dump(), "verdict": "single_node",
+                "finished_at": 1700000000}
+        view = home_view([item], EN)
+        assert not blockkit.view_problems(view)
+        assert not re.search(r"&[a-z]{0,3}…", texts(view))
+
+
+def test_the_check_catches_what_slack_refuses() -> None:
+    assert blockkit.message_problems({"text": "", "blocks": []})
+    too_many = {"text": "t", "blocks": [parts.divider()] * 51}
+    assert any("51 > 50" in e for e in blockkit.message_problems(too_many))
+    long_header: dict[str, Any] = {"text": "t", "blocks": [parts.header("x")]}
+    long_header["blocks"][0]["text"]["text"] = "x" * 151
+    assert blockkit.message_problems(long_header)
+    empty = {"text": "t", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": ""}}]}
+    assert blockkit.message_problems(empty)
+    dup = {"text": "t", "blocks": [parts.actions([parts.button("a", "same"),
+                                                  parts.button("b", "same")])]}
+    assert any("not unique" in e for e in blockkit.message_problems(dup))
+    huge = {"text": "t", "blocks": [parts.section("x" * 2900)] * 5}
+    assert any("characters of text" in e for e in blockkit.message_problems(huge))
+    assert not blockkit.message_problems(
+        {"text": "t", "blocks": blockkit.fit([parts.section("x" * 2900) for _ in range(5)])})

@@ -12,9 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import redis
-
-from bot.slack import cards, turns
+from bot.slack.cards import ids
+from engine.wording import msg
 from tests.bot.harness import (
     COLLEAGUE,
     INTERNAL_TEAM,
@@ -27,7 +26,10 @@ from tests.bot.harness import (
     home_click,
     is_card,
     message,
+    said,
     stored_conversations,
+    verdict_of,
+    wait_shown,
     wait_version_change,
 )
 from tests.fakeslack import FakeSlack
@@ -81,17 +83,6 @@ def _answer(bot: BotServer, fake: FakeSlack, q_ts: str, text: str, *, user: str 
 
 
 
-def _settled(bot: BotServer, key: str, ts: str) -> None:
-    """Wait until the question's ts is stored with the sizing (right after its post)."""
-    r = redis.Redis.from_url(str(bot.settings.redis_url))
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        if r.hget(f"gpusizing:conv:{key}", "m:ts") == ts.encode():
-            return
-        time.sleep(0.02)
-    raise AssertionError("the question's ts was never stored")
-
-
 def _key(channel: str = DM, user: str = REP) -> str:
     return f"{INTERNAL_TEAM}:{channel}:dm:{user}"
 
@@ -103,7 +94,7 @@ def _start_dm(bot: BotServer, fake: FakeSlack, text: str = OPENING, *, user: str
     _say(bot, text, user=user, channel=channel)
     q_ts = _new_message(fake, channel, before)
     assert message(fake, channel, q_ts)["thread_ts"] is None
-    _settled(bot, _key(channel, user), q_ts)
+    wait_shown(bot, q_ts, _key(channel, user))
     return q_ts
 
 
@@ -115,11 +106,11 @@ def test_a_whole_dm_sizing_answered_at_top_level_then_a_new_one(
 ) -> None:
     q_ts = _start_dm(bot, fake)
     question = message(fake, DM, q_ts)
-    assert "type your answer here" in json.dumps(question["blocks"])
+    assert said("slack.question.how_dm") in json.dumps(question["blocks"], ensure_ascii=False)
     for text in ANSWERS:
         msg = _answer(bot, fake, q_ts, text)
     assert is_card(msg)
-    assert msg["blocks"][0]["text"]["text"].startswith("One 8-GPU node")
+    assert verdict_of(msg) == "single_node"
     # one message in the DM, updated in place from the first question to the card
     assert len(fake.calls("chat.postMessage")) == 1 and list(fake.messages[DM]) == [q_ts]
     assert list(stored_conversations(bot)) == [_key()]
@@ -131,23 +122,22 @@ def test_a_whole_dm_sizing_answered_at_top_level_then_a_new_one(
     before = set(fake.messages[DM])
     _say(bot, "llama 3.1 8b inference")
     q2 = _new_message(fake, DM, before)
-    _settled(bot, _key(), q2)
+    wait_shown(bot, q2, _key())
     assert message(fake, DM, q2)["thread_ts"] is None
     assert "8B" in json.dumps(message(fake, DM, q2)["blocks"])
     assert message(fake, DM, q_ts) == card  # the old card is left as it was
     # the old card's buttons go through the version check: refused privately, nothing moves
     n = len(fake.calls())
-    block_id, _ = find_element(card, cards.A_CHANGE)
+    block_id, _ = find_element(card, ids.A_CHANGE)
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel=DM, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_CHANGE, selected="change context")
-    block_id, _ = find_element(card, cards.A_QUOTE)
+          block_id=block_id, action_id=ids.A_CHANGE, selected="change context")
+    block_id, _ = find_element(card, ids.A_QUOTE)
     click(bot, user=REP, user_team=INTERNAL_TEAM, channel=DM, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_QUOTE, value="quote")
+          block_id=block_id, action_id=ids.A_QUOTE, value="quote")
     notes = fake.wait_for("chat.postEphemeral", 2)
     assert all(c.params["channel"] == DM and c.params["user"] == REP for c in notes)
-    assert any("earlier question" in c.params["text"] for c in notes), [
-        c.params["text"] for c in notes]
-    assert any("out of date" in c.params["text"] for c in notes)
+    assert sorted(c.params["text"] for c in notes) == sorted(
+        [said("slack.stale"), said("slack.out_of_date")])
     fake.quiet(0.2)
     assert not [c for c in fake.calls()[n:] if c.method in ("chat.update", "chat.postMessage")]
     # ... and the new question answers to top-level messages, in place
@@ -165,14 +155,13 @@ def test_new_start_over_and_restart_start_a_fresh_sizing(bot: BotServer,
         before = set(fake.messages[DM])
         _say(bot, word)
         fresh = _new_message(fake, DM, before)
-        _settled(bot, _key(), fresh)
+        wait_shown(bot, fresh, _key())
         seen.add(fresh)
         msg = message(fake, DM, fresh)
         assert msg["thread_ts"] is None
-        text = json.dumps(msg["blocks"])
         # the first question again, nothing carried over: not a model called "new"
-        assert "Which model" in msg["text"]
-        assert "did not use" not in text and "Llama 3.1 70B*" not in text
+        doc = stored_conversations(bot)[_key()]
+        assert doc["state"] == "model" and doc["answers"] == {}
         # ... and the fresh sizing takes the next top-level answers
         msg = _answer(bot, fake, fresh, OPENING)
         assert "Llama 3.1 70B" in json.dumps(msg["blocks"])
@@ -190,7 +179,7 @@ def test_app_home_new_sizing_then_top_level_answers(bot: BotServer, fake: FakeSl
     (post,) = fake.wait_for("chat.postMessage", 1)
     assert post.params["channel"] == DM and not post.params.get("thread_ts")
     q_ts = next(iter(fake.messages[DM]))
-    _settled(bot, _key(), q_ts)
+    wait_shown(bot, q_ts, _key())
     for text in (OPENING, *ANSWERS):
         msg = _answer(bot, fake, q_ts, text)
     assert is_card(msg)
@@ -211,7 +200,7 @@ def test_slash_command_in_the_dm_then_top_level_answers(bot: BotServer,
     (post,) = fake.wait_for("chat.postMessage", 1)
     assert not post.params.get("thread_ts")  # no root message: the question is at top level
     q_ts = next(iter(fake.messages[DM]))
-    _settled(bot, _key(), q_ts)
+    wait_shown(bot, q_ts, _key())
     for text in ANSWERS:
         msg = _answer(bot, fake, q_ts, text)
     assert is_card(msg)
@@ -237,7 +226,7 @@ def test_a_second_persons_dm_is_independent(bot: BotServer, fake: FakeSlack) -> 
     before = set(fake.messages[DM])
     _say(bot, "llama 3.1 8b inference 8 users 8k context")
     again = _new_message(fake, DM, before)
-    _settled(bot, _key(), again)
+    wait_shown(bot, again, _key())
     _answer(bot, fake, again, "no target")
     bot.client.post_event(event_envelope({"type": "app_home_opened", "user": REP,
                                           "channel": DM, "tab": "home", "event_ts": "1.3"}))
@@ -252,7 +241,7 @@ def test_a_duplicate_delivery_changes_nothing(bot: BotServer, fake: FakeSlack) -
     _say(bot, OPENING, event_id=first["event_id"], retry=1)
     fake.wait_for("chat.postMessage", 1)
     q_ts = next(iter(fake.messages[DM]))
-    _settled(bot, _key(), q_ts)
+    wait_shown(bot, q_ts, _key())
     fake.quiet(0.2)
     assert len(fake.calls("chat.postMessage")) == 1 and not fake.calls("chat.update")
     for text in ANSWERS:
@@ -280,7 +269,7 @@ def test_help_and_thread_replies_in_a_dm(bot: BotServer, fake: FakeSlack) -> Non
     before = _blocks(fake, DM, q_ts)
     _say(bot, "help")
     (post,) = fake.wait_for("chat.postMessage", 2)[1:]
-    assert post.params["text"] == turns.HELP and not post.params.get("thread_ts")
+    assert post.params["text"] == said("slack.help") and not post.params.get("thread_ts")
     assert _blocks(fake, DM, q_ts) == before
     # a reply inside the question's thread answers too
     _say(bot, "32", thread_ts=q_ts)
@@ -303,7 +292,8 @@ def test_a_dm_when_the_store_is_unreachable(
     _say(bot, "32")
     (note,) = fake.wait_for("chat.postEphemeral", 1)
     assert note.params["channel"] == DM and note.params["user"] == REP
-    assert "cannot reach its store" in note.params["text"]
+    assert note.params["text"] == said("slack.store_down",
+                                       why=msg("dialogue.failure.store_down"))
     assert _blocks(fake, DM, q_ts) == before
 
 
@@ -317,7 +307,7 @@ def test_group_dm_threads_work_like_channel_threads(bot: BotServer, fake: FakeSl
     q_ts = next(iter(fake.messages[group]))
     assert message(fake, group, q_ts)["thread_ts"] == ev["ts"]
     key = f"{INTERNAL_TEAM}:{group}:{ev['ts']}:{REP}"
-    _settled(bot, key, q_ts)
+    wait_shown(bot, q_ts, key)
     before = _blocks(fake, group, q_ts)
     n = len(fake.calls())
     for who in (REP, COLLEAGUE):

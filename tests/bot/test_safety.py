@@ -11,7 +11,8 @@ from typing import Any
 
 import redis
 
-from bot.slack import cards
+from bot.slack.cards import ids
+from engine.wording import msg
 from tests.bot.harness import (
     COLLEAGUE,
     CUSTOMER,
@@ -29,6 +30,9 @@ from tests.bot.harness import (
     first_choice,
     is_card,
     message,
+    said,
+    stored_conversations,
+    wait_shown,
     wait_version_change,
 )
 from tests.fakeslack import FakeSlack
@@ -45,25 +49,8 @@ def _start_by_mention(bot: BotServer, fake: FakeSlack, channel: str = SALES,
     (_call,) = fake.wait_for("chat.postMessage", 1,
                             where=lambda c: c.params.get("thread_ts") == ev["ts"])
     q_ts = next(ts for ts, m in fake.messages[channel].items() if m["thread_ts"] == ev["ts"])
-    _wait_meta(bot, fake)
+    wait_shown(bot)
     return ev["ts"], q_ts
-
-
-def _wait_meta(bot: BotServer, fake: FakeSlack) -> None:
-    """The question's ts is stored right after chat.postMessage returns; let it land."""
-    from dialogue import Dialogue, RedisStore
-
-    store = RedisStore(str(bot.settings.redis_url))
-    dialogue = Dialogue(store)
-    prefix = f"{store.prefix}:conv:"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        keys = [k.decode().removeprefix(prefix) for k in store.client.scan_iter(prefix + "*")]
-        convs = [dialogue.load(k) for k in keys]
-        if convs and all(c is not None and c.meta.get("ts") for c in convs):
-            return
-        time.sleep(0.02)
-    raise AssertionError("the question's ts was never stored")
 
 
 def _posts_in(fake: FakeSlack, channel: str) -> list[Any]:
@@ -84,15 +71,17 @@ def test_same_event_three_times_gives_one_reply(bot: BotServer, fake: FakeSlack)
     assert len(fake.calls("chat.postMessage")) == 1
     # a typed answer redelivered three times moves the conversation once
     q_ts = next(iter(fake.messages[SALES]))
-    _wait_meta(bot, fake)
+    wait_shown(bot)
     answer = event_envelope(message_event(user=REP, channel=SALES, text="64",
                                           thread_ts=ev["ts"]), event_id="Ev0RETRY02")
     for retry in (None, 1, 2):
         bot.client.post_event(answer, retry=retry)
     fake.wait_for("chat.update", 1)
     fake.quiet(0.5)
-    assert len(fake.calls("chat.update")) == 1
-    assert "context" in message(fake, SALES, q_ts)["text"].lower()
+    (update,) = fake.calls("chat.update")
+    assert update.params["ts"] == q_ts
+    (doc,) = stored_conversations(bot).values()
+    assert doc["state"] == "context" and doc["answers"]["concurrency"] == 64
 
 
 def test_two_workers_one_redis_keep_it_whole(
@@ -104,7 +93,7 @@ def test_two_workers_one_redis_keep_it_whole(
                          root=root)
     assert is_card(card)
     answers = json.dumps(card["blocks"])
-    assert "Llama 3.1 70B" in answers and "Inference" in answers
+    assert "Llama 3.1 70B" in answers and "inference" in answers
     assert not fake.calls("chat.postEphemeral")  # no conflict, no stale click on the way
 
 
@@ -135,7 +124,7 @@ def test_two_concurrent_clicks_give_one_transition(
     assert len(fake.calls("chat.update")) == 1  # exactly one transition
     notes = [c.params["text"] for c in fake.calls("chat.postEphemeral")]
     assert len(notes) == 3
-    assert all("changed nothing" in n for n in notes)
+    assert set(notes) <= {said("slack.stale"), said("slack.conflict")}
 
 
 # ---------------------------------------------------------------------------- signatures
@@ -174,37 +163,38 @@ def test_external_actor_sizes_but_cannot_do_internal_things(
     start_ts = next(iter(fake.messages[SHARED]))
     start_msg = message(fake, SHARED, start_ts)
     assert_valid(start_msg)
-    block_id, el = find_element(start_msg, cards.A_START)
+    block_id, el = find_element(start_msg, ids.A_START)
     # the customer (another organisation) clicks it: their own sizing in its thread
     click(bot, user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED, message_ts=start_ts,
-          block_id=block_id, action_id=cards.A_START, value=el["value"])
+          block_id=block_id, action_id=ids.A_START, value=el.get("value"))
     fake.wait_for("chat.postMessage", 2)
     q_ts = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] == start_ts)
-    _wait_meta(bot, fake)
+    wait_shown(bot)
     card = click_to_card([bot], user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED,
                          ts=q_ts, root=start_ts)
     assert is_card(card)
     # the customer requests a formal quote: the internal summary goes to the quote channel only
-    block_id, _ = find_element(card, cards.A_QUOTE)
+    block_id, _ = find_element(card, ids.A_QUOTE)
     shared_posts_before = len(_posts_in(fake, SHARED))
     click(bot, user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED, message_ts=q_ts,
-          block_id=block_id, action_id=cards.A_QUOTE, value="quote", thread_ts=start_ts)
+          block_id=block_id, action_id=ids.A_QUOTE, value="quote", thread_ts=start_ts)
     (summary,) = fake.wait_for("chat.postMessage", 1,
                                where=lambda c: c.params.get("channel") == QUOTES)
     (note,) = fake.wait_for("chat.postEphemeral", 1)
-    assert "external customer" in json.dumps(summary.params["blocks"])
+    assert said("slack.quote.requested_external", team=EXTERNAL_TEAM,
+                mentions={"who": f"<@{CUSTOMER}>"}) in json.dumps(summary.params["blocks"],
+                                                                  ensure_ascii=False)
     assert_valid(summary.params)
     assert note.params["channel"] == SHARED and note.params["user"] == CUSTOMER
     assert QUOTES not in json.dumps(note.params)  # the internal channel is not revealed
-    assert "sales" in note.params["text"].lower()
+    assert note.params["text"] == said("slack.quote_thanks")
     fake.quiet(0.3)
     assert len(_posts_in(fake, SHARED)) == shared_posts_before  # nothing new in the channel
     # the customer tries the internal-only command: refused, nothing posted
     bot.client.post_command("/gpu-sizing", "post", user=CUSTOMER, channel=SHARED,
                             team=INTERNAL_TEAM, response_url=fake.response_url("ext"))
-    (refusal,) = fake.wait_for("response_url", 1, where=lambda c: "ext" in str(c.headers)
-                               or "only available" in str(c.params.get("text")))
-    assert "only available" in refusal.params["text"]
+    (refusal,) = fake.wait_for("response_url", 1)
+    assert refusal.params["text"] == said("slack.refused")
     fake.quiet(0.3)
     assert len(_posts_in(fake, SHARED)) == shared_posts_before
 
@@ -213,7 +203,7 @@ def test_unidentified_actor_is_refused_internal_actions(bot: BotServer, fake: Fa
     bot.client.post_command("/gpu-sizing", "post", user="UNOBODY1", channel=SALES,
                             team=INTERNAL_TEAM, response_url=fake.response_url("x"))
     (refusal,) = fake.wait_for("response_url", 1)
-    assert "only available" in refusal.params["text"]
+    assert refusal.params["text"] == said("slack.refused")
     fake.quiet(0.3)
     assert not fake.calls("chat.postMessage")
 
@@ -228,9 +218,9 @@ def test_third_person_click_changes_nothing(bot: BotServer, fake: FakeSlack) -> 
     assert status == 200
     (note,) = fake.wait_for("chat.postEphemeral", 1)
     assert note.params["user"] == COLLEAGUE
-    assert f"<@{REP}>" in note.params["text"]
+    assert note.params["text"] == said("slack.not_owner", mentions={"owner": f"<@{REP}>"})
     assert_valid(note.params)
-    _, start_el = find_element(note.params, cards.A_START)  # ... with a button to start their own
+    _, start_el = find_element(note.params, ids.A_START)  # ... with a button to start their own
     fake.quiet(0.3)
     assert not fake.calls("chat.update")
     assert message(fake, SALES, q_ts) == msg
@@ -241,7 +231,7 @@ def test_third_person_click_changes_nothing(bot: BotServer, fake: FakeSlack) -> 
     assert not fake.calls("chat.update")
     # their "Start my own sizing" gives them their own question in the same thread
     click(bot, user=COLLEAGUE, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
-          block_id="b", action_id=cards.A_START, value=start_el["value"], thread_ts=root)
+          block_id="b", action_id=ids.A_START, value=start_el["value"], thread_ts=root)
     (own,) = fake.wait_for("chat.postMessage", 2)[1:]
     assert own.params["thread_ts"] == root
 
@@ -295,7 +285,8 @@ def test_redis_down_then_back(
         user=REP, channel=SALES, text="64", thread_ts=root)))
     assert status == 200 and time.monotonic() - started < 3.0
     (note,) = fake.wait_for("chat.postEphemeral", 1)
-    assert "cannot reach its store; nothing was lost, try again in a minute" in note.params["text"]
+    store_down = said("slack.store_down", why=msg("dialogue.failure.store_down"))
+    assert note.params["text"] == store_down
     # a click and a slash command while it is down: acked, told, nothing half-done
     block_id, action_id, value, _ = first_choice(message(fake, SALES, q_ts))
     status, _ = click(bot, user=REP, user_team=INTERNAL_TEAM, channel=SALES, message_ts=q_ts,
@@ -306,14 +297,17 @@ def test_redis_down_then_back(
                                         response_url=fake.response_url("down"))
     assert status == 200
     (told,) = fake.wait_for("response_url", 1)
-    assert "cannot reach its store" in told.params["text"]
-    assert fake.wait_for("chat.delete", 1)  # the orphan root message is taken back
+    assert told.params["text"] == store_down
+    fake.quiet(0.2)
+    # no root message announces a sizing that does not exist: only the first thread's
+    assert [ts for ts, m in fake.messages[SALES].items() if m["thread_ts"] is None] == []
     assert not fake.calls("chat.update")
     # Redis is back (empty: the test server keeps no data): the same worker serves again
     own_redis.start()
-    bot.client.post_event(event_envelope(mention_event(
-        user=REP, channel=SALES, text="<@UBOT0001> llama 3.1 70b inference 64 users 8k")))
-    fake.wait_for("chat.postMessage", 3, where=lambda c: c.status == 200)
+    again = mention_event(user=REP, channel=SALES,
+                          text="<@UBOT0001> llama 3.1 70b inference 64 users 8k")
+    bot.client.post_event(event_envelope(again))
+    fake.wait_for("chat.postMessage", 1, where=lambda c: c.params.get("thread_ts") == again["ts"])
 
 
 def test_external_slash_command_and_typed_answers_share_one_conversation(
@@ -327,7 +321,7 @@ def test_external_slash_command_and_typed_answers_share_one_conversation(
     fake.wait_for("chat.postMessage", 2)
     root = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] is None)
     q_ts = next(ts for ts, m in fake.messages[SHARED].items() if m["thread_ts"] == root)
-    _wait_meta(bot, fake)
+    wait_shown(bot)
     for text in ("64", "8k", "no target"):
         before = json.dumps(message(fake, SHARED, q_ts)["blocks"])
         status, _ = bot.client.post_event(event_envelope(
@@ -343,10 +337,10 @@ def test_double_click_on_start_gives_one_sizing(bot: BotServer, fake: FakeSlack)
                             response_url=fake.response_url("p"))
     fake.wait_for("chat.postMessage", 1)
     start_ts = next(iter(fake.messages[SALES]))
-    block_id, el = find_element(message(fake, SALES, start_ts), cards.A_START)
+    block_id, el = find_element(message(fake, SALES, start_ts), ids.A_START)
     threads = [threading.Thread(target=click, args=(bot,), kwargs={
         "user": CUSTOMER, "user_team": EXTERNAL_TEAM, "channel": SALES, "message_ts": start_ts,
-        "block_id": block_id, "action_id": cards.A_START, "value": el["value"]})
+        "block_id": block_id, "action_id": ids.A_START, "value": el.get("value")})
         for _ in range(3)]
     for t in threads:
         t.start()

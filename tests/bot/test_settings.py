@@ -15,7 +15,8 @@ SECRET_LOOKING = "xoxb-0000-SUPERSECRETVALUE"
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "REDIS_URL",
-                 "INTERNAL_TEAM_IDS", "QUOTE_CHANNEL_ID", "PORT", "SLACK_API_URL"):
+                 "INTERNAL_TEAM_IDS", "QUOTE_CHANNEL_ID", "PORT", "SLACK_API_URL",
+                 "WEB_CONCURRENCY", "WEB_THREADS"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -34,6 +35,29 @@ def test_env_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.slack_api_url.endswith("/api/")
     assert s.slack_app_token is None
     assert s.port == 3000 and s.conversation_ttl_seconds == 604800 and s.web_concurrency == 2
+    assert s.web_threads == 4
+
+
+def test_an_empty_variable_means_not_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``VAR=`` in a compose file or a shell is "unset": the default, not an invalid value."""
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "REDIS_URL",
+                 "QUOTE_CHANNEL_ID", "INTERNAL_TEAM_IDS", "PORT", "WEB_THREADS"):
+        monkeypatch.setenv(name, "")
+    s = load_settings()
+    assert s.mode == "console"
+    assert s.redis_url is None and s.quote_channel_id is None and s.internal_teams == frozenset()
+    assert s.port == 3000 and s.web_threads == 4
+
+
+def test_web_threads_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEB_THREADS", "8")
+    assert Settings().web_threads == 8
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "s")
+    monkeypatch.setenv("REDIS_URL", "redis://localhost:6379/0")
+    monkeypatch.setenv("WEB_THREADS", "0")
+    with pytest.raises(SettingsError, match="WEB_THREADS"):
+        load_settings()
 
 
 def test_missing_signing_secret_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

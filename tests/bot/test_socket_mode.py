@@ -298,58 +298,20 @@ def test_first_deliveries_are_not_counted_as_retries(
     assert counted == ["timeout"]
 
 
-def test_the_fake_speaks_rfc6455(fake: FakeSlack, sock: FakeSocket) -> None:
-    """The fake itself: handshake, hello, masked frames only, single-use tickets."""
-    import base64
-    import socket
-    import struct
-    import urllib.parse
-
-    from tests.fakesocket import OP_CLOSE, OP_TEXT, accept_key, encode_frame
+def test_the_fake_plays_slacks_part(fake: FakeSlack, sock: FakeSocket) -> None:
+    """The fake itself (its protocol is the websockets library's): single-use tickets for the
+    app-level token only, a hello on connect, acks recorded by connection."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
 
     assert sock.connections_open("xapp-wrong", {}) == {"ok": False, "error": "invalid_auth"}
-    url = urllib.parse.urlparse(sock.connections_open(sock.app_token, {})["url"])
-    path = f"{url.path}?{url.query}"
-
-    def handshake() -> tuple[socket.socket, bytes]:
-        key = base64.b64encode(os.urandom(16)).decode()
-        conn = socket.create_connection(("127.0.0.1", sock.port), timeout=5)
-        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                     f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                     "Sec-WebSocket-Version: 13\r\n\r\n".encode())
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        if data.startswith(b"HTTP/1.1 101"):
-            assert f"Sec-WebSocket-Accept: {accept_key(key)}".encode() in data
-        return conn, data
-
-    def read_frame(conn: socket.socket, data: bytes) -> tuple[int, bytes, bytes]:
-        while len(data) < 4:
-            data += conn.recv(4096)
-        assert not data[1] & 0x80  # the server never masks
-        n, start = data[1] & 0x7F, 2
-        if n == 126:
-            (n,), start = struct.unpack("!H", data[2:4]), 4
-        while len(data) < start + n:
-            data += conn.recv(4096)
-        return data[0] & 0x0F, data[start:start + n], data[start + n:]
-
-    conn, data = handshake()
-    rest = data.split(b"\r\n\r\n", 1)[1]
-    opcode, payload, rest = read_frame(conn, rest)
-    assert opcode == OP_TEXT and json.loads(payload)["type"] == "hello"
-    conn.sendall(encode_frame(OP_TEXT, b'{"envelope_id": "e1"}', mask=True))
-    assert sock.wait_ack("e1")["_conn"] == 1
-    conn.sendall(encode_frame(OP_TEXT, b"{}", mask=False))  # a client must mask
-    opcode, payload, _ = read_frame(conn, rest)
-    assert opcode == OP_CLOSE and struct.unpack("!H", payload[:2])[0] == 1002
-    conn.close()
-
-    again, data = handshake()  # the ticket was used
-    assert data.startswith(b"HTTP/1.1 401")
-    again.close()
-    assert sock.refused == [path]
+    url = sock.connections_open(sock.app_token, {})["url"]
+    with connect(url) as ws:
+        hello = json.loads(ws.recv(timeout=5))
+        assert hello["type"] == "hello" and hello["connection_info"]["app_id"] == sock.app_id
+        ws.send(json.dumps({"envelope_id": "e1"}))
+        assert sock.wait_ack("e1")["_conn"] == 1
+    with pytest.raises(InvalidStatus) as refused:  # the ticket was used
+        connect(url)
+    assert refused.value.response.status_code == 401
+    assert sock.refused == [url.removeprefix(f"ws://127.0.0.1:{sock.port}")]

@@ -1,23 +1,27 @@
-"""Listeners grouped by Slack surface; each module has ``register(app, turns)``.
+"""Listeners grouped by Slack surface, the Bolt starter template's shape: each group has
+``register(app)``, and each listener's callback lives in its own module.
 
-Every listener acknowledges first (events are acknowledged by Bolt itself), then hands the
-payload to :class:`bot.slack.turns.Turns`. With ``process_before_response=False`` Bolt's thread
-runner returns the HTTP 200 as soon as ``ack()`` is called and keeps the listener running in
-its executor, so Redis, the engine and Slack API calls (with their 429 back-offs) all happen
-after Slack got its answer (notes §1.2).
+Every callback does the same three things: acknowledge (events are acknowledged by Bolt
+itself), build the typed delivery from Bolt's ``context`` (``bot/slack/payloads.py``), and
+hand it to the app's pipeline (``bot/slack/listeners/deliver.py``). With
+``process_before_response=False`` Bolt's thread runner returns the HTTP 200 as soon as
+``ack()`` is called and keeps the callback running in its executor, so Redis, the engine and
+Slack API calls (with their 429 back-offs) all happen after Slack got its answer
+(docs/slack.md §1.2).
 """
 
 from __future__ import annotations
 
 from slack_bolt import App
 
-from bot.slack.listeners import actions, commands, events, views
-from bot.slack.turns import Turns
+from bot.slack.listeners import actions, commands, events
+from bot.slack.listeners.deliver import attach
+from bot.slack.pipeline import Pipeline
 
 
-def register(app: App, turns: Turns) -> None:
-    """Register every surface's listeners on ``app``."""
-    commands.register(app, turns)
-    actions.register(app, turns)
-    events.register(app, turns)
-    views.register(app, turns)
+def register(app: App, pipeline: Pipeline) -> None:
+    """Put ``pipeline`` in every request's context, then register each surface's listeners."""
+    app.middleware(attach(pipeline))
+    commands.register(app)
+    actions.register(app)
+    events.register(app)

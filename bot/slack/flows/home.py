@@ -1,0 +1,68 @@
+"""The App Home tab: its view (New sizing and the person's recent sizings), and New sizing.
+
+"New sizing" opens the person's DM with the bot and starts the DM's own sizing there, so
+their next messages answer it. A Home tab click has no channel to answer in: what went
+wrong (the DM could not be opened, the store is down) is said on the tab itself.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from bot.slack.cards.home import home_view
+from bot.slack.cards.words import Words
+from bot.slack.flows.face import Audience, Face
+from bot.slack.flows.start import Start, start
+from bot.slack.flows.turn import Turn
+from bot.slack.payloads import ActionDelivery, HomeDelivery
+from dialogue import StoreUnavailable
+from engine.units import LANGS, Lang
+from engine.wording import msg
+
+RECENT = 5
+NEW_BUCKET_S = 10  # a double click on New sizing within this many seconds opens one sizing
+CLAIM_TTL_S = 60
+
+
+def opened(face: Face, t: Turn, d: HomeDelivery) -> None:
+    """Publish the Home tab: New sizing and the person's recent sizings."""
+    recent: list[dict[str, Any]] = []
+    try:
+        recent = face.dialogue.recent(d.user, limit=RECENT)
+        store_ok = True
+    except StoreUnavailable:
+        t.store_down()
+        store_ok = False
+    else:
+        t.outcome = "question"
+    face.api.publish_home(d.user, home_view(recent, Words(_lang(recent)), store_ok=store_ok))
+
+
+def _lang(recent: list[dict[str, Any]]) -> Lang:
+    """The language of the person's latest sizing (English before any)."""
+    said = recent[0].get("language") if recent else None
+    return next((lang for lang in LANGS if lang == said), "en")
+
+
+def new(face: Face, t: Turn, d: ActionDelivery) -> None:
+    """New sizing: the DM's own sizing, started in the person's DM with the bot."""
+    w = Words("en")
+    try:
+        first = face.dialogue.store.claim(f"home:{d.user}:{int(time.time() // NEW_BUCKET_S)}",
+                                          CLAIM_TTL_S)
+    except StoreUnavailable:
+        t.store_down()
+        face.api.publish_home(d.user, home_view([], w, store_ok=False))
+        return
+    if not first:
+        t.outcome = "duplicate"  # a double click: the first one opens the sizing
+        return
+    channel = face.api.open_dm(d.user)
+    if channel is None:
+        t.outcome = "error"
+        problem = w.md(face.cannot_post(msg("slack.what.no_sizing")))
+        face.api.publish_home(d.user, home_view([], w, problem=problem))
+        return
+    start(face, t, Start(team=d.team, channel=channel, user=d.user, surface="home", dm=True,
+                         actor_team=d.actor_team), Audience(d.user, channel))

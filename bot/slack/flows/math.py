@@ -1,0 +1,62 @@
+""""Show the math": posted once per result in the sizing's thread (or the DM) for its owner,
+privately for anyone else.
+
+Once per result, on any worker: a claim (``Store.claim``) per result and attempt makes a
+double click post once; the attempt number lives in the placement's :class:`MathPost`, so a
+post Slack refused can be asked for again, and a posted one is not posted twice.
+"""
+
+from __future__ import annotations
+
+from bot.slack import placement
+from bot.slack.cards.math import math_message
+from bot.slack.cards.words import Words
+from bot.slack.flows.face import Face
+from bot.slack.flows.result import clicked_result
+from bot.slack.flows.turn import Turn
+from bot.slack.payloads import ActionDelivery
+from bot.slack.placement import MathPost, Placement
+from dialogue import StoreUnavailable
+from engine.wording import msg
+
+CLAIM_TTL_S = 24 * 3600
+
+
+def run(face: Face, t: Turn, d: ActionDelivery) -> None:
+    found = clicked_result(face, t, d, msg("slack.math_no_result"))
+    if found is None:
+        return
+    key, aud = found.key, found.aud
+    message = math_message(found.rec, Words(aud.lang))
+    if found.conv.owner != d.user:
+        face.api.ephemeral(aud.channel or "", d.user, message, key.root)
+        return
+    where = placement.of(found.conv) or Placement.new(key, surface="turn", actor_team=None,
+                                                        shared=False)
+    done = where.math if where.math is not None and where.math.version == found.conv.version \
+        else MathPost(version=found.conv.version)
+    already = msg("slack.math_in_thread") if key.root else msg("slack.math_above")
+    if done.posted:
+        t.outcome = "duplicate"
+        face.tell(aud, already)
+        return
+    try:
+        first = face.dialogue.store.claim(
+            f"math:{key.format()}:{done.version}:{done.attempt}", CLAIM_TTL_S)
+    except StoreUnavailable:
+        face.store_down(t, aud)
+        return
+    if not first:
+        t.outcome = "duplicate"
+        face.tell(aud, already)
+        return
+    posted = face.api.post(where.channel, message, key.root)
+    fresh = placement.load(face.dialogue, key) or where  # the newest ts, whoever wrote it
+    if posted is None:
+        t.outcome = "error"
+        retry = done.model_copy(update={"attempt": done.attempt + 1})
+        placement.save(face.dialogue, key, fresh.model_copy(update={"math": retry}))
+        face.tell(aud, face.cannot_post(msg("slack.what.math_not_posted")))
+        return
+    placement.save(face.dialogue, key,
+                   fresh.model_copy(update={"math": done.model_copy(update={"posted": True})}))

@@ -1,0 +1,123 @@
+"""A sizing begins: its thread (a root message when none exists), the conversation, the question.
+
+Every way in lands here: a slash command, a mention, a DM message, a Start button, the App
+Home. In a channel the sizing lives in a thread: a mention's or a clicked message's thread,
+or a root message the bot posts for a slash command. In a DM it is the DM's own sizing
+(``ConversationKey.dm``), replacing the one there, and its question is a top-level message.
+
+The placement is written with the conversation (one atomic write), then the question is
+posted (``bot/slack/flows/show.py``). What Slack or the store refused is undone where it
+would mislead (a root announcing a sizing with nothing in its thread is deleted) and said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bot.ops import metrics
+from bot.slack import placement
+from bot.slack.cards.start import root_message
+from bot.slack.cards.words import Words
+from bot.slack.flows.face import Audience, Face
+from bot.slack.flows.show import counted, post_first
+from bot.slack.flows.turn import Turn
+from bot.slack.keys import ConversationKey
+from bot.slack.placement import Placement, Surface
+from dialogue import Conflict, Duplicate, StoreUnavailable
+from engine.units import Lang
+from engine.wording import msg
+
+ROOT_CLAIM_TTL_S = 24 * 3600  # a slash command is never delivered again after a day
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a new sizing needs to know."""
+
+    team: str | None
+    channel: str
+    user: str
+    surface: Surface
+    dm: bool = False
+    root: str | None = None  # the thread it lives in; None in a channel: post a root
+    opening: str = ""
+    delivery_id: str | None = None
+    actor_team: str | None = None
+    shared: bool = False
+    response_url: str | None = None
+    lang: Lang | None = None  # the face's hint (a French command word); the opening overrides
+
+
+def start(face: Face, t: Turn, s: Start, aud: Audience) -> None:
+    """Start the sizing ``s`` describes; ``aud`` is who to tell when something fails."""
+    root = None if s.dm else s.root
+    own_root = root is None and not s.dm
+    if own_root:
+        try:
+            first = not s.delivery_id or face.dialogue.store.claim(f"root:{s.delivery_id}",
+                                                                   ROOT_CLAIM_TTL_S)
+        except StoreUnavailable:
+            face.store_down(t, aud)
+            return
+        if not first:
+            t.outcome = "duplicate"  # the same slash command replayed: its sizing exists
+            return
+        root = face.api.post(s.channel, root_message(s.user, Words(aud.lang)))
+        if root is None:
+            t.outcome = "error"
+            face.tell(aud, face.cannot_post(msg("slack.what.no_sizing")))
+            return
+    key = (ConversationKey.dm(s.team, s.channel, s.user) if root is None
+           else ConversationKey.thread(s.team, s.channel, root, s.user))
+    where = Placement.new(key, surface=s.surface, actor_team=s.actor_team, shared=s.shared)
+    told = replace(aud, thread=None) if own_root else aud
+    try:
+        reply = face.dialogue.start(key.format(), s.opening, owner=s.user,
+                                    delivery_id=s.delivery_id, meta=where.as_meta(),
+                                    language=s.lang)
+    except (Duplicate, Conflict) as exc:
+        # a redelivery, or a double click whose twin started the sizing and posts it
+        t.outcome = "duplicate" if isinstance(exc, Duplicate) else "conflict"
+        if own_root and root:
+            face.api.delete(s.channel, root)
+        return
+    except StoreUnavailable:
+        if own_root and root:
+            face.api.delete(s.channel, root)
+        face.store_down(t, told)
+        return
+    except Exception:
+        if own_root and root:
+            face.api.delete(s.channel, root)
+        face.failed(t, told)
+        return
+    t.from_reply(reply)
+    told = replace(told, lang=reply.language)
+    metrics.conversation_started()
+    if post_first(face, key, reply, where) is None:
+        # the sizing is kept but nobody can see its question: say so; a root we posted would
+        # announce a sizing with nothing in its thread. The next mention, Start click or DM
+        # message shows the question again (flows/show.py needs_reshow).
+        t.outcome = "error"
+        if own_root and root:
+            face.api.delete(s.channel, root)
+        face.tell(told, face.cannot_post(msg("slack.what.question_not_shown")))
+        return
+    counted(reply)
+
+
+def reshow(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
+    """Post a sizing's current question again (its first post failed)."""
+    try:
+        reply = face.dialogue.current(key.format())
+    except StoreUnavailable:
+        face.store_down(t, aud)
+        return
+    where = placement.load(face.dialogue, key)
+    if reply is None or where is None:
+        return
+    t.from_reply(reply)
+    if post_first(face, key, reply, where) is None:
+        t.outcome = "error"
+        face.tell(replace(aud, lang=reply.language),
+                  face.cannot_post(msg("slack.what.question_not_shown")))

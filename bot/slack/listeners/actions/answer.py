@@ -1,0 +1,15 @@
+"""An answer button, a choice menu or a navigation button: one dialogue turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+
+from bot.slack import payloads
+from bot.slack.listeners.deliver import deliver
+
+
+def on_answer(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    ack()
+    deliver(context, payloads.action(body, context, "answer"))

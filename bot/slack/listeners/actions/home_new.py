@@ -1,0 +1,15 @@
+""""New sizing" on the App Home tab: a sizing in the person's DM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+
+from bot.slack import payloads
+from bot.slack.listeners.deliver import deliver
+
+
+def on_home_new(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    ack()
+    deliver(context, payloads.action(body, context, "home_new"))

@@ -1,0 +1,15 @@
+""""Request a formal quote" on the card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, BoltContext
+
+from bot.slack import payloads
+from bot.slack.listeners.deliver import deliver
+
+
+def on_quote(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    ack()
+    deliver(context, payloads.action(body, context, "quote"))
