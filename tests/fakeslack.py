@@ -19,7 +19,8 @@ Usage::
 Every call is recorded (method, params merged from query, form and JSON body, headers).
 Messages are kept per channel so ``chat.update`` of an unknown ``ts`` fails like Slack's.
 ``response_url`` posts (Bolt's ``respond()``) go to ``{base}response/<anything>`` and are
-recorded under the method name ``response_url``.
+recorded under the method name ``response_url``. Modals and file uploads (``views.open``,
+``files_upload_v2``'s three steps) are served by ``fake.files`` (``tests/fakefiles.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlparse
+
+from tests.fakefiles import FakeFiles
 
 JSON_FIELDS = ("blocks", "view", "attachments", "metadata")
 
@@ -80,6 +83,7 @@ class FakeSlack:
         self.users: dict[str, dict[str, Any]] = {}
         self.channels: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, dict[str, dict[str, Any]]] = {}
+        self.files = FakeFiles(self)  # views.open, files.getUploadURLExternal, ...
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -234,6 +238,11 @@ class FakeSlack:
         parsed = urlparse(req.path)
         length = int(req.headers.get("Content-Length") or 0)
         raw = req.rfile.read(length) if length else b""
+        if parsed.path.startswith("/upload/"):  # files_upload_v2's raw bytes (fake.files)
+            status = self.files.receive(parsed.path.removeprefix("/upload/"), raw)
+            self._record(Call("upload", {"bytes": len(raw)}, {}, status=status, ok=status == 200))
+            self._send_raw(req, status, b"OK" if status == 200 else b"error", "text/plain")
+            return
         params: dict[str, Any] = dict(parse_qsl(parsed.query))
         ctype = req.headers.get("Content-Type") or ""
         if raw:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk import WebClient
@@ -36,6 +38,15 @@ NO_ACCESS_ERRORS = frozenset({
     "restricted_action_read_only_channel", "restricted_action_thread_only_channel",
     "restricted_action_non_threadable_channel", "ekm_access_denied", "team_access_not_granted",
 })
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file to share: its name (with extension), the title Slack shows, its bytes."""
+
+    filename: str
+    title: str
+    content: bytes
 
 
 class SlackApi:
@@ -116,6 +127,32 @@ class SlackApi:
         data = self.call("conversations.info", channel=channel) or {}
         info = data.get("channel")
         return info if isinstance(info, dict) else None
+
+    def open_view(self, trigger_id: str, view: dict[str, Any]) -> str | None:
+        """Open a modal for the person whose click gave ``trigger_id`` (Slack accepts it for
+        3 seconds after the click: ``expired_trigger_id`` after that); the view's id, or None."""
+        data = self.call("views.open", trigger_id=trigger_id, view=view) or {}
+        opened = data.get("view")
+        ident = opened.get("id") if isinstance(opened, dict) else None
+        return str(ident) if ident else None
+
+    def upload(self, channel: str, files: Sequence[Upload], *, thread_ts: str | None = None,
+               comment: str | None = None) -> list[str] | None:
+        """Share ``files`` in ``channel`` as one message (in the thread of ``thread_ts``) with
+        slack_sdk's ``files_upload_v2``: ``files.getUploadURLExternal`` per file, the bytes
+        POSTed to each returned URL, then one ``files.completeUploadExternal``. The upload
+        URLs are credentials of sorts: never logged (a failure logs only its kind). The
+        shared files' ids, or None."""
+        data = self.call(
+            "files_upload_v2",
+            file_uploads=[{"content": f.content, "filename": f.filename, "title": f.title}
+                          for f in files],
+            channel=channel, thread_ts=thread_ts, initial_comment=comment)
+        if data is None:
+            return None
+        shared = data.get("files")
+        return [str(f.get("id")) for f in shared if isinstance(f, dict)] \
+            if isinstance(shared, list) else []
 
     def respond(self, response_url: str, message: Message) -> bool:
         """Answer a slash command privately through its ``response_url``; False if that failed.

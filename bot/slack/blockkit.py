@@ -13,8 +13,9 @@ the message as a whole (docs/slack.md §3):
   action ids; Slack rejects duplicates within a block);
 * a plain fallback ``text`` (mobile notifications and screen readers read only that).
 
-:func:`message_problems` and :func:`view_problems` re-read a finished payload through the
-models (a limit they know, or a field they would not send, is a problem) and apply the rule.
+:func:`message_problems`, :func:`view_problems` (the Home tab) and :func:`modal_problems`
+re-read a finished payload through the models (a limit they know, or a field they would not
+send, is a problem) and apply the rule.
 """
 
 from __future__ import annotations
@@ -117,6 +118,24 @@ def message_problems(message: Payload) -> list[str]:
         errors.append("text: the plain fallback text is missing")
     elif len(text) > MAX_MESSAGE_TEXT:
         errors.append(f"text: {len(text)} > {MAX_MESSAGE_TEXT}")
+    return errors
+
+
+def modal_problems(view: Payload) -> list[str]:
+    """What Slack would refuse in a views.open / views.update of a modal (a form's input
+    blocks need a submit button; title, submit and close at most 24 characters)."""
+    errors = _block_problems(view.get("blocks"), MAX_BLOCKS_VIEW)
+    if view.get("type") != "modal":
+        errors.append("view.type: must be 'modal'")
+    if any(b.get("type") == "input" for b in view.get("blocks") or []) and not view.get("submit"):
+        errors.append("view.submit: a modal with input blocks needs one")
+    try:
+        again = View(**view).to_dict()
+    except (SlackObjectFormationError, TypeError) as exc:
+        errors.append(f"view: {exc}")
+    else:
+        if again != view:
+            errors.append("view: not what slack_sdk would send (a stray or empty field)")
     return errors
 
 

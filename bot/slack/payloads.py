@@ -14,9 +14,9 @@ each for a documented reason:
 * the **install team** (the keys' namespace) is the installation's team (``authorize_result``,
   i.e. ``auth.test``), not a payload's ``team_id``, which in Slack Connect can be the actor's
   workspace and would split one sizing's turns across two keys (docs/slack.md §6);
-* a **click's actor team** is the clicker's own ``user.team_id``: for interactivity Bolt's
-  ``actor_team_id`` falls back to ``team.id``, the workspace of the installation, which would
-  make an external customer look internal (docs/slack.md §6).
+* a **click's (or a form's) actor team** is the clicker's own ``user.team_id``: for
+  interactivity Bolt's ``actor_team_id`` falls back to ``team.id``, the workspace of the
+  installation, which would make an external customer look internal (docs/slack.md §6).
 
 What can never be an answer (other bots, our own messages, edits and deletes, channel chatter
 outside a thread, a reply that mentions us, which ``app_mention`` handles) is dropped here,
@@ -32,13 +32,17 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from slack_bolt import BoltContext
 
+from bot.brief.content import Contact
 from bot.slack.escape import typed
 
 _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 # message subtypes that are a person's new message (as Bolt's app.message, docs/slack.md §7)
 _NEW_MESSAGE_SUBTYPES = (None, "thread_broadcast", "file_share")
 
-ActionKind = Literal["answer", "change", "compare", "math", "quote", "start", "home_new"]
+ActionKind = Literal["answer", "change", "compare", "math", "quote", "export", "start",
+                     "home_new"]
+#: Modal forms the bot opens (their callback ids are in ``bot/slack/cards/ids.py``).
+ViewKind = Literal["quote"]
 ChannelType = Literal["im", "mpim", "channel", "group"]
 
 
@@ -102,6 +106,19 @@ class ActionDelivery(_Delivery):
     shared: bool = False
     block_id: str | None = None
     value: str | None = Field(default=None, description="a button's value or the picked option")
+    trigger_id: str | None = Field(
+        default=None, description="opens a modal (views.open) within 3 s of the click")
+
+
+class ViewSubmissionDelivery(_Delivery):
+    """A modal form submitted, already read and checked by its listener (the listener answers
+    bad input with ``response_action: errors`` before any delivery exists)."""
+
+    kind: Literal["view_submission"] = "view_submission"
+    view: ViewKind
+    view_id: str = Field(description="the modal's id: one submission per view is applied")
+    metadata: str = Field(description="the modal's private_metadata, verified by the flow")
+    contact: Contact
 
 
 class HomeDelivery(_Delivery):
@@ -111,7 +128,8 @@ class HomeDelivery(_Delivery):
 
 
 Delivery = Annotated[
-    CommandDelivery | MentionDelivery | MessageDelivery | ActionDelivery | HomeDelivery,
+    CommandDelivery | MentionDelivery | MessageDelivery | ActionDelivery | HomeDelivery
+    | ViewSubmissionDelivery,
     Field(discriminator="kind"),
 ]
 _ADAPTER: TypeAdapter[Delivery] = TypeAdapter(Delivery)
@@ -218,6 +236,7 @@ def action(body: dict[str, Any], context: BoltContext, kind: ActionKind) -> Acti
         ephemeral=container.get("is_ephemeral") is True,
         shared=body.get("is_ext_shared_channel") is True,
         block_id=_str(clicked.get("block_id")), value=_str(value),
+        trigger_id=_str(body.get("trigger_id")),
     )
 
 
@@ -227,3 +246,18 @@ def home_opened(body: dict[str, Any], context: BoltContext) -> HomeDelivery | No
         return None
     return HomeDelivery(id=_str(body.get("event_id")), team=install_team(context),
                         user=context.user_id, actor_team=context.actor_team_id)
+
+
+def view_submission(body: dict[str, Any], context: BoltContext, view: ViewKind,
+                    contact: Contact) -> ViewSubmissionDelivery | None:
+    """A submitted form; ``contact`` is what its listener read and validated."""
+    modal = body.get("view") or {}
+    view_id = _str(modal.get("id"))
+    user = context.user_id or _str((body.get("user") or {}).get("id"))
+    if not view_id or not user:
+        return None
+    return ViewSubmissionDelivery(
+        id=f"view:{view_id}", team=install_team(context), user=user,
+        actor_team=_str((body.get("user") or {}).get("team_id")), view=view, view_id=view_id,
+        metadata=str(modal.get("private_metadata") or ""), contact=contact,
+    )

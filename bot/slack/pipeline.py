@@ -16,7 +16,7 @@ from slack_sdk import WebClient
 
 from bot.ops.settings import Settings
 from bot.slack.api import SlackApi
-from bot.slack.flows import actions, commands, home, math, mentions, messages, quote
+from bot.slack.flows import actions, commands, export, home, math, mentions, messages, quote
 from bot.slack.flows.face import Face
 from bot.slack.flows.turn import Turn, recording
 from bot.slack.payloads import (
@@ -27,6 +27,7 @@ from bot.slack.payloads import (
     HomeDelivery,
     MentionDelivery,
     MessageDelivery,
+    ViewSubmissionDelivery,
 )
 from dialogue import Dialogue
 
@@ -39,6 +40,7 @@ ACTIONS: dict[ActionKind, ActionFlow] = {
     "start": actions.start_click,
     "math": math.run,
     "quote": quote.run,
+    "export": export.run,
     "home_new": home.new,
 }
 
@@ -66,3 +68,6 @@ class Pipeline:
         elif isinstance(d, HomeDelivery):
             with recording("home") as t:
                 home.opened(self.face, t, d)
+        elif isinstance(d, ViewSubmissionDelivery):
+            with recording("view") as t:
+                quote.submit(self.face, t, d)

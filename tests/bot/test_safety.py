@@ -35,6 +35,7 @@ from tests.bot.harness import (
     wait_shown,
     wait_version_change,
 )
+from tests.bot.quoteflow import open_form, submit
 from tests.fakeslack import FakeSlack
 from tests.redisproc import RedisProcess
 from tests.slackreq import event_envelope, mention_event, message_event, sign
@@ -173,11 +174,13 @@ def test_external_actor_sizes_but_cannot_do_internal_things(
     card = click_to_card([bot], user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED,
                          ts=q_ts, root=start_ts)
     assert is_card(card)
-    # the customer requests a formal quote: the internal summary goes to the quote channel only
-    block_id, _ = find_element(card, ids.A_QUOTE)
+    # the customer requests a formal quote (the form, then its submission): the internal
+    # summary goes to the quote channel only
     shared_posts_before = len(_posts_in(fake, SHARED))
-    click(bot, user=CUSTOMER, user_team=EXTERNAL_TEAM, channel=SHARED, message_ts=q_ts,
-          block_id=block_id, action_id=ids.A_QUOTE, value="quote", thread_ts=start_ts)
+    form = open_form(bot, card, user=CUSTOMER, team=EXTERNAL_TEAM, ts=q_ts, root=start_ts,
+                     channel=SHARED)
+    submit(bot, form, {"q_name": "Zoë", "q_email": "zoe@client.fr"}, user=CUSTOMER,
+           team=EXTERNAL_TEAM)
     (summary,) = fake.wait_for("chat.postMessage", 1,
                                where=lambda c: c.params.get("channel") == QUOTES)
     (note,) = fake.wait_for("chat.postEphemeral", 1)
@@ -187,7 +190,8 @@ def test_external_actor_sizes_but_cannot_do_internal_things(
     assert_valid(summary.params)
     assert note.params["channel"] == SHARED and note.params["user"] == CUSTOMER
     assert QUOTES not in json.dumps(note.params)  # the internal channel is not revealed
-    assert note.params["text"] == said("slack.quote_thanks")
+    assert note.params["text"] == said("slack.quoting.thanks", name="Zoë", email="zoe@client.fr",
+                                       copy=msg("slack.quoting.copy_none"))
     fake.quiet(0.3)
     assert len(_posts_in(fake, SHARED)) == shared_posts_before  # nothing new in the channel
     # the customer tries the internal-only command: refused, nothing posted

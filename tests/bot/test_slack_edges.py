@@ -34,6 +34,7 @@ from tests.bot.harness import (
     wait_shown,
     wait_version_change,
 )
+from tests.bot.quoteflow import open_form, submit
 from tests.bot.threads import (
     NOT_OWNER,
     click_element,
@@ -90,8 +91,9 @@ def test_an_older_card_never_quotes_or_explains_the_newer_result(
     assert all(c.params["text"] == said("slack.out_of_date") for c in notes)
     fake.quiet(0.3)
     assert not [c for c in fake.calls()[n:] if c.method == "chat.postMessage"]
-    # the current card still works
-    click_element(bot, new_card, ids.A_QUOTE, user=REP, ts=q2, root=root)
+    # the current card still works: its form, submitted, is the request of the new result
+    form = open_form(bot, new_card, user=REP, ts=q2, root=root, channel=SALES)
+    submit(bot, form, {"q_name": "Rémi", "q_email": "remi@client.fr"}, user=REP)
     (summary,) = fake.wait_for("chat.postMessage", 1,
                                where=lambda c: c.params.get("channel") == QUOTES)
     assert "8B" in summary.params["text"]

@@ -25,6 +25,8 @@ A_CHANGE = "gs_change"  # the card's menu of answers to change
 A_COMPARE = "gs_compare"  # the card's menu of other GPUs
 A_MATH = "gs_math"
 A_QUOTE = "gs_quote"
+A_EXPORT = "gs_export"  # the card's overflow menu: export the brief (vendor team only)
+V_QUOTE = "gs_quote_form"  # the quote request modal's callback id (its submission)
 A_START = "gs_start"  # start a new sizing (start message, "start my own", ended)
 A_HOME_NEW = "gs_home_new"
 

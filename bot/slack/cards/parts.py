@@ -26,6 +26,7 @@ from slack_sdk.models.blocks import (
     HeaderBlock,
     MarkdownTextObject,
     Option,
+    OverflowMenuElement,
     PlainTextObject,
     SectionBlock,
     StaticSelectElement,
@@ -99,7 +100,16 @@ def select(placeholder: str, action_id: str,
                                action_id=action_id[:MAX_ID], options=opts[:MAX_OPTIONS])
 
 
-def actions(elements: Sequence[ButtonElement | StaticSelectElement | None],
+def overflow(action_id: str, options: Iterable[tuple[str, str]]) -> OverflowMenuElement | None:
+    """A "⋯" menu of (label, value), for what most people never need. None if empty."""
+    opts = [Option(text=_plain(label, MAX_OPTION_TEXT), value=value)
+            for label, value in options if value and len(value) <= MAX_OPTION_VALUE]
+    if not opts:
+        return None
+    return OverflowMenuElement(action_id=action_id[:MAX_ID], options=opts[:5])
+
+
+def actions(elements: Sequence[ButtonElement | StaticSelectElement | OverflowMenuElement | None],
             block_id: str | None = None) -> Payload:
     """An actions block (at most 25 elements; Nones are dropped)."""
     kept = [e for e in elements if e is not None][:MAX_ACTIONS]

@@ -5,8 +5,8 @@ Buttons: **Start over** and **Change an answer** come from the reply's typed nav
 ``restart`` nav and the ``change`` navs with their slot); a click sends the nav's ``value``,
 the text a person could type for the same effect, so clicks and typing share one path.
 **Compare with another GPU** lists the catalog's GPUs (vendor-built first) but the one shown.
-**Show the math** and **Request a formal quote** act on the result the card shows (its
-version is in the block id).
+**Show the math**, **Request a formal quote** and the overflow menu's **Export brief** (vendor
+team only) act on the result the card shows (its version is in the block id).
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ def card_message(reply: Reply, key: ConversationKey, w: Words) -> Payload:
                      compare_options(rec.gpu, w)),
         parts.button(w.plain(msg("slack.button.math")), ids.A_MATH, "math"),
         parts.button(w.plain(msg("slack.button.quote")), ids.A_QUOTE, "quote", "primary"),
+        parts.overflow(ids.A_EXPORT, [(w.plain(msg("slack.button.export")), "export")]),
     ], ids.block_id(reply.version, key, 0)))
     fallback = w.md(msg("slack.card.fallback", model=rec.model.name, verdict=name,
                         headline=rec.headline))

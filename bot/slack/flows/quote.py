@@ -1,34 +1,108 @@
-""""Request a formal quote": the internal summary to ``QUOTE_CHANNEL_ID`` only, an audit
-record, and a private "what happens next" to the requester. Nothing is posted in the channel
-where the sizing runs (it may be shared with the customer's organisation), and an external
-requester is not told the internal channel's name.
+""""Request a formal quote": a form, then one summary with the quote brief in
+``QUOTE_CHANNEL_ID``, an audit record, and a private confirmation to the requester.
 
-Order, so nothing internal can leak and nothing is done twice: the owner (or the vendor's
-team) only; the target must be confirmed unshared (``bot/slack/access.py``); one request per
-person and result on any worker (``Store.claim``); the audit record, then the post.
+Two steps, because sales needs to know whom to call:
+
+1. **The click** (:func:`run`) opens the form (``bot/slack/cards/quote_modal.py``) with the
+   click's ``trigger_id`` (Slack accepts it for 3 seconds), pre-filled with what the person
+   typed in their last form for this sizing, else their Slack name and e-mail
+   (``users.info``). Refused first, privately, as before: an older card, someone else's
+   sizing (the vendor's team may quote anyone's), a quote channel missing or shared.
+2. **The submission** (:func:`submit`), already checked field by field by its listener
+   (``bot/slack/listeners/views/quote.py``), is verified against the stored conversation:
+   the form's key and version are read from its metadata but trusted only once the stored
+   sizing has that version and a result, and the submitter may quote it. Then, in order, so
+   nothing internal can leak and nothing is done twice: one application per form on any
+   worker (``Store.claim`` on the view id and its submitter: Slack's retries and double
+   submits; a view is one person's, so nobody else's submission can use up theirs), one request
+   per person and result (a second form says "already with our sales team"); the target
+   confirmed unshared (``conversations.info``); the audit record with the contact details;
+   the summary; the brief (PDF + Markdown) in the summary's thread; the requester's copy in
+   their DM if they asked (customer-safe: no team ids, channel, key or audit id); one
+   private confirmation where they clicked. Nothing is posted in the sizing's channel (it
+   may be shared with the customer's organisation), and an external requester is not told
+   the internal channel's name or the audit id.
+
+The contact details reach the audit record through ``Dialogue.record_quote``'s ``note``
+(JSON: requester kind and contact), the one field it takes from a face. What the person
+typed is kept with the conversation (face metadata ``quote_contact.<user>``) so a form
+reopened after a refusal or for a new result starts with it: nothing typed is lost.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+from dataclasses import replace
 
+from pydantic import ValidationError
+
+from bot.brief import Brief, Contact, Requester, build_brief
 from bot.slack import placement
+from bot.slack.cards.notes import note_message
 from bot.slack.cards.quote import quote_summary
+from bot.slack.cards.quote_modal import Prefill, parse_metadata, quote_view
 from bot.slack.cards.words import Words
+from bot.slack.flows import briefs
 from bot.slack.flows.answer import not_owner
-from bot.slack.flows.face import Face
+from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.result import clicked_result
 from bot.slack.flows.turn import Turn
-from bot.slack.payloads import ActionDelivery
-from dialogue import StoreUnavailable
-from engine.wording import msg
+from bot.slack.keys import ConversationKey
+from bot.slack.payloads import ActionDelivery, ViewSubmissionDelivery
+from dialogue import Conversation, StoreUnavailable
+from engine.wording import Message, msg
 
 log = logging.getLogger(__name__)
 
 CLAIM_TTL_S = 24 * 3600
+DRAFT_FIELD = "quote_contact."
+
+
+def _draft(conv: Conversation, user: str) -> Contact | None:
+    raw = conv.meta.get(DRAFT_FIELD + user)
+    if not raw:
+        return None
+    try:
+        return Contact.model_validate_json(raw)
+    except ValidationError:
+        return None
+
+
+def _keep_draft(face: Face, key: ConversationKey, user: str, contact: Contact) -> None:
+    with contextlib.suppress(StoreUnavailable):  # only a convenience for the next form
+        face.dialogue.update_meta(key.format(), {DRAFT_FIELD + user: contact.model_dump_json()})
+
+
+def _prefill(face: Face, conv: Conversation, user: str) -> Prefill:
+    """The person's last form for this sizing, else what Slack says of them (their own data:
+    name and, where the app may read it, e-mail)."""
+    draft = _draft(conv, user)
+    if draft is not None:
+        return Prefill.of(draft)
+    info = face.api.user_info(user) or {}
+    profile = info.get("profile") if isinstance(info.get("profile"), dict) else {}
+    assert isinstance(profile, dict)
+    name = next((v for v in (profile.get("real_name"), info.get("real_name"),
+                             profile.get("display_name")) if isinstance(v, str) and v), "")
+    email = profile.get("email")
+    return Prefill(name=name, email=email if isinstance(email, str) else "")
+
+
+def _target(face: Face, t: Turn, aud: Audience) -> str | None:
+    """The quote channel, confirmed unshared; None after telling the person."""
+    target = face.settings.quote_channel_id
+    if not target or not face.access.is_private_channel(target):
+        t.outcome = "forbidden"
+        log.error("quote channel missing, shared or unreadable; request not forwarded")
+        face.tell(aud, msg("slack.quote_unavailable"))
+        return None
+    return target
 
 
 def run(face: Face, t: Turn, d: ActionDelivery) -> None:
+    """The card's button: the form, pre-filled, for the result the card shows."""
     internal = face.access.is_internal(d.user, d.actor_team, confirm=False)
     found = clicked_result(face, t, d, msg("slack.quote_needs_result"))
     if found is None:
@@ -37,25 +111,77 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     if not face.access.may_quote(found.conv.owner, d.user, internal=internal):
         not_owner(face, t, key, found.conv.owner or key.owner, aud)
         return
-    target = face.settings.quote_channel_id
-    if not target or not face.access.is_private_channel(target):
-        t.outcome = "forbidden"
-        log.error("quote channel missing, shared or unreadable; request not forwarded")
-        face.tell(aud, msg("slack.quote_unavailable"))
+    if _target(face, t, aud) is None:
         return
+    view = quote_view(found.rec, key, found.conv.version, Words(aud.lang),
+                      _prefill(face, found.conv, d.user))
+    if not d.trigger_id or face.api.open_view(d.trigger_id, view) is None:
+        t.outcome = "error"
+        face.tell(aud, msg("slack.quoting.form_failed"))
+        return
+    t.outcome = "ok"
+
+
+def audit_note(contact: Contact, internal: bool) -> str:
+    """What ``record_quote`` keeps in the record's ``note``: the requester kind, the contact."""
+    return json.dumps({"requester": "internal" if internal else "external",
+                       "contact": contact.model_dump(mode="json")},
+                      ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
+    """A checked form: verified, recorded, posted with its brief, confirmed (module docstring)."""
+    meta = parse_metadata(d.metadata)
+    if meta is None:  # the listener refuses these; a forged delivery is only logged
+        t.outcome = "refused"
+        log.warning("quote form without readable metadata")
+        return
+    key = meta.key
+    aud = Audience(d.user, key.channel, key.root, lang=meta.lang)
+    # confirmed (users.info): the answer names the quote channel and the audit record
+    internal = face.access.is_internal(d.user, d.actor_team, confirm=True)
     try:
-        first = face.dialogue.store.claim(
-            f"quote:{key.format()}:{found.conv.version}:{d.user}", CLAIM_TTL_S)
+        first = face.dialogue.store.claim(f"quote-form:{d.view_id}:{d.user}", CLAIM_TTL_S)
+        conv = face.dialogue.load(key.format()) if first else None
+        reply = face.dialogue.current(key.format()) if conv is not None else None
     except StoreUnavailable:
         face.store_down(t, aud)
         return
-    if not first:
+    if not first:  # Slack's retry of a submission already being applied
+        t.outcome = "duplicate"
+        return
+    if reply is not None:
+        aud = replace(aud, lang=reply.language)
+        t.from_reply(reply)
+    if conv is not None and not face.access.may_quote(conv.owner, d.user, internal=internal):
+        not_owner(face, t, key, conv.owner or key.owner, aud)
+        return
+    if conv is not None:
+        _keep_draft(face, key, d.user, d.contact)
+    if conv is None or reply is None or reply.recommendation is None:
+        t.outcome = "ended"
+        face.tell(aud, msg("slack.quote_needs_result"))
+        return
+    if conv.version != meta.version:
+        t.outcome = "conflict"
+        face.tell(aud, msg("slack.quoting.changed"))
+        return
+    target = _target(face, t, aud)
+    if target is None:
+        return
+    try:
+        once = face.dialogue.store.claim(f"quote:{key.format()}:{conv.version}:{d.user}",
+                                         CLAIM_TTL_S)
+    except StoreUnavailable:
+        face.store_down(t, aud)
+        return
+    if not once:
         t.outcome = "duplicate"
         face.tell(aud, msg("slack.quote_already"))
         return
     try:
         record = face.dialogue.record_quote(key.format(), d.user,
-                                            note="" if internal else "external")
+                                            note=audit_note(d.contact, internal))
     except StoreUnavailable:
         face.store_down(t, aud)
         return
@@ -64,17 +190,48 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
         log.warning("record_quote failed", extra={"json_fields": {"error": type(exc).__name__}})
         face.tell(aud, msg("slack.quote_needs_result"))
         return
-    where = placement.of(found.conv)
+    rec, w = reply.recommendation, Words(aud.lang)
+    audit = str(record.get("id") or "")
+    where = placement.of(conv)
+    channel = where.channel if where else key.channel
+    shared = where.shared if where else False
     summary = quote_summary(
         record, requester=d.user, requester_team=d.actor_team, internal=internal,
-        channel=where.channel if where else d.channel or key.channel,
-        shared=(where.shared if where else False) or d.shared, key=key, rec=found.rec,
-        answers=found.reply.answers, w=Words(aud.lang))
-    if face.api.post(target, summary) is None:
+        channel=channel, shared=shared, key=key, rec=rec, answers=reply.answers, w=w,
+        contact=d.contact)
+    ts = face.api.post(target, summary)
+    if ts is None:
         t.outcome = "error"
         face.tell(aud, msg("slack.quote_unreachable"))
         return
+    facts = Requester(user=d.user, team=d.actor_team, internal=internal, owner=conv.owner,
+                      channel=channel, shared=shared, key=key.format(), audit=audit)
+    brief = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote", contact=d.contact,
+                        requester=facts)
+    attached = briefs.send(face, target, brief, w.md(msg("slack.quoting.comment",
+                                                         model=rec.model.name, audit=audit)),
+                           thread_ts=ts)
+    if not attached:  # say so where sales reads it: the summary promised the brief
+        t.extra["brief"] = "not_attached"
+        face.api.post(target, note_message(w.md(msg("slack.quoting.brief_missing")), w), ts)
+    customer = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote",
+                           contact=d.contact) if d.contact.copy_requested else None
+    copy = _send_copy(face, d.user, customer, w.md(msg("slack.quoting.comment_copy",
+                                                       model=rec.model.name)))
+    t.outcome = "ok"
     if internal:
-        face.tell(aud, msg("slack.quote_posted"), channel=Words(aud.lang).channel(target))
+        face.tell(aud, msg("slack.quoting.posted" if attached else "slack.quoting.posted_bare",
+                           audit=audit, copy=copy), channel=w.channel(target))
     else:
-        face.tell(aud, msg("slack.quote_thanks"))
+        face.tell(aud, msg("slack.quoting.thanks", name=d.contact.name, email=d.contact.email,
+                           copy=copy))
+
+
+def _send_copy(face: Face, user: str, brief: Brief | None, comment: str) -> Message:
+    """The customer-safe ``brief`` in the requester's DM (None: no copy was asked for); what
+    to tell them about it."""
+    if brief is None:
+        return msg("slack.quoting.copy_none")
+    dm = face.api.open_dm(user)
+    sent = dm is not None and briefs.send(face, dm, brief, comment)
+    return msg("slack.quoting.copy_sent") if sent else msg("slack.quoting.copy_failed")

@@ -11,6 +11,7 @@ from bot.slack.cards import ids
 from bot.slack.listeners.actions.answer import on_answer
 from bot.slack.listeners.actions.change import on_change
 from bot.slack.listeners.actions.compare import on_compare
+from bot.slack.listeners.actions.export import on_export
 from bot.slack.listeners.actions.home_new import on_home_new
 from bot.slack.listeners.actions.math import on_math
 from bot.slack.listeners.actions.quote import on_quote
@@ -26,5 +27,6 @@ def register(app: App) -> None:
     app.action(ids.A_COMPARE)(on_compare)
     app.action(ids.A_MATH)(on_math)
     app.action(ids.A_QUOTE)(on_quote)
+    app.action(ids.A_EXPORT)(on_export)
     app.action(ids.A_START)(on_start)
     app.action(ids.A_HOME_NEW)(on_home_new)

@@ -1,4 +1,5 @@
-""""Request a formal quote" on the card."""
+""""Request a formal quote" on the card: opens the quote form (the click's ``trigger_id`` opens
+a modal only within 3 seconds, ``bot/slack/flows/quote.py``)."""
 
 from __future__ import annotations
 
