@@ -5,10 +5,11 @@
 What it does, all in one run, loopback only, bounded in count and time:
 
 1. Starts a throwaway redis-server and the local fake Slack Web API (``tests/fakeslack.py``).
-2. **Floor**: starts ``bot.ops.serve`` (the same gunicorn setup: 2 workers x 4 threads) around a
-   bare Bolt app whose listeners only ``ack()``, and sends it the same signed requests the bot
-   gets (a slash command, then button clicks), from ``--clients`` threads of *this* process
-   (a second process: the servers are subprocesses). Latency = request to HTTP response.
+2. **Floor**: starts the same server (``bot/ops/serve.py``: gunicorn, 2 uvicorn workers, the
+   ASGI front, 4 dispatch threads each) around a bare Bolt app whose listeners only ``ack()``
+   (``tests/ops/miniapp.py``), and sends it the same signed requests the bot gets (a slash
+   command, then button clicks), from ``--clients`` threads of *this* process (the servers are
+   subprocesses). Latency = request to HTTP response.
 3. **Bot**: starts ``python -m bot`` (2 workers) against the same Redis and fake Slack, and
    drives ``--conversations`` whole sizings (``tests/ops/drive.py``: command, then the first
    answer of every question until the card), ``--clients`` conversations at a time. Two
@@ -30,7 +31,6 @@ import json
 import math
 import os
 import platform
-import re
 import shutil
 import statistics
 import sys
@@ -48,35 +48,6 @@ if str(ROOT) not in sys.path:
 SECRET = "bench-signing-secret"
 TEAM = "TINT0001"
 WORKERS = 2
-
-
-# -- the floor server ---------------------------------------------------------------------------
-
-def floor_app(settings: Any) -> Any:
-    """A Bolt app that acknowledges every command and click and does nothing else."""
-    from slack_bolt import Ack, App
-    from slack_sdk import WebClient
-
-    token = settings.slack_bot_token.get_secret_value()
-    app = App(client=WebClient(token=token, base_url=settings.slack_api_url),
-              signing_secret=settings.slack_signing_secret.get_secret_value(),
-              token_verification_enabled=False)
-
-    def only_ack(ack: Ack) -> None:
-        ack()
-
-    app.command(re.compile(".*"))(only_ack)
-    app.action(re.compile(".*"))(only_ack)
-    return app
-
-
-def serve_floor() -> int:
-    """``bench/serve.py --serve-floor``: the floor app under the production server setup."""
-    from bot.ops import serve
-    from bot.ops.settings import load_settings
-
-    serve.main(load_settings(), bolt_factory=floor_app)
-    return 0
 
 
 # -- measuring ---------------------------------------------------------------------------------
@@ -198,10 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the servers' LOG_LEVEL (INFO, as in production: a line per turn)")
     parser.add_argument("--keep-logs", action="store_true", help="say where the logs are")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.serve_floor:
-        return serve_floor()
     conversations = max(1, min(args.conversations, 500))
     clients = max(1, min(args.clients, 32))
     seconds = max(1.0, min(args.seconds, 300.0))
@@ -213,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     import http.server
 
     from tests.fakeslack import FakeSlack
-    from tests.ops.server import ServerProcess, bot_env, python_m_bot
+    from tests.ops.server import ServerProcess, bot_env, mini_app, python_m_bot
     from tests.redisproc import RedisProcess, free_port
 
     http.server.ThreadingHTTPServer.request_queue_size = 256
@@ -240,8 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         env = bot_env(slack_url=fake.url, redis_url=redis.url, port=port, secret=SECRET,
                       token=fake.bot_token, workers=WORKERS, LOG_LEVEL=args.log_level)
-        floor = ServerProcess([sys.executable, str(Path(__file__).resolve()), "--serve-floor"],
-                              env, port, logs / "floor.log").start(ready_path="/healthz")
+        floor = ServerProcess(mini_app(), env, port, logs / "floor.log").start()
         try:
             # Exactly as many requests as the bot was sent.
             floor_row = bench_floor(port, ack_row["requests"], clients,
@@ -266,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"setup": setup, "rows": [floor_row, ack_row, turn_row],
                           "ratios": ratios}, indent=2))
         return 0
-    print(f"HTTP mode, {WORKERS} gunicorn workers x 4 threads, {clients} concurrent clients, "
+    print(f"HTTP mode, {WORKERS} uvicorn workers x 4 threads, {clients} concurrent clients, "
           f"loopback, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"bot: {meta['conversations']} whole sizings, "
           f"{meta['turns_per_conversation']:.1f} turns each, served by "

@@ -15,8 +15,14 @@ Why it is built this way:
   environment. The master never records a metric, so every value lives in a worker's own file.
 * Metrics are instrumentation, never a reason for a turn to fail: every recorder swallows and
   logs its own errors.
-* Label values come from code (kinds, outcomes, verdicts, Slack method names), never from a
-  user; they are still clipped so a bug cannot explode the series count.
+* **Label values come from closed sets only** (issue 13, item 9): each label has its set of
+  values below, and anything else is counted under ``other``. A header a client controls
+  (``X-Slack-Retry-Reason``: 30 distinct values once made 30 series) or a new kind a face
+  starts using can therefore never grow the number of series; a face that adds a kind or an
+  outcome adds it to the set here.
+* Gauges (Redis reachable, its persistence) are per worker process; in multiprocess mode they
+  are shown as the most recent value written by a live worker (``livemostrecent``), so a dead
+  worker's stale value never lingers.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -47,6 +54,8 @@ __all__ = [
     "observe_turn",
     "recommendation",
     "redis_error",
+    "redis_health",
+    "refused",
     "render",
     "slack_api_error",
     "slack_retry",
@@ -56,7 +65,28 @@ _log = logging.getLogger(__name__)
 
 PREFIX = "gpubot"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-_LABEL_MAX = 64
+OTHER = "other"
+
+# The closed sets. Kinds of turn and outcomes are the Slack face's (bot/slack/turns.py);
+# verdicts the engine's (engine/result.py: Verdict); methods the Web API calls the bot makes;
+# retry reasons Slack's documented X-Slack-Retry-Reason values plus our own rate-limit retry.
+KINDS = frozenset({"command", "action", "message", "mention", "event", "home", "view",
+                   "shortcut", "dm"})
+OUTCOMES = frozenset({"ok", "question", "result", "ended", "error", "conflict", "duplicate",
+                      "forbidden", "ignored", "not_owner", "store_unavailable", "queued",
+                      "refused", "stale"})
+VERDICTS = frozenset({"single_node", "single_node_int4", "replicas", "multi_node", "frontier"})
+METHODS = frozenset({"auth.test", "chat.postMessage", "chat.update", "chat.delete",
+                     "chat.postEphemeral", "chat.getPermalink", "conversations.info",
+                     "conversations.open", "conversations.history", "conversations.replies",
+                     "users.info", "team.info", "views.publish", "views.open", "views.update",
+                     "response_url"})
+RETRY_REASONS = frozenset({"http_timeout", "too_many_redirects", "connection_failed",
+                           "ssl_error", "http_error", "unknown_error", "ratelimited"})
+# Why the front refused a request before Bolt saw it (bot/ops/asgi.py).
+REFUSALS = frozenset({"unsigned", "bad_signature", "stale_timestamp", "malformed",
+                      "too_large", "body_timeout", "header_timeout", "method"})
+PERSISTENCE_MODES = ("aof", "rdb", "none", "unknown")  # dialogue/store/health.py
 
 # Seconds. Slack gives 3 s to acknowledge; the buckets around 1-3 s show how close we get.
 TURN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
@@ -81,6 +111,9 @@ class _Metrics:
     recommendations: Counter
     conversations_started: Counter
     conversations_finished: Counter
+    refused: Counter
+    redis_up: Gauge
+    redis_persistence: Gauge
     multiprocess: bool
 
 
@@ -132,6 +165,20 @@ def _build() -> _Metrics:
         conversations_finished=counter(
             "conversations_finished", "Conversations that reached their card (or were closed)."
         ),
+        refused=counter(
+            "requests_refused", "Requests refused by the front before Bolt, by reason.",
+            ("reason",),
+        ),
+        redis_up=Gauge(
+            f"{PREFIX}_redis_up", "1 when this worker's last Redis probe answered, else 0.",
+            registry=registry, multiprocess_mode="livemostrecent",
+        ),
+        redis_persistence=Gauge(
+            f"{PREFIX}_redis_persistence",
+            "1 for the persistence Redis reported (aof: survives kill -9; rdb: snapshots; "
+            "none; unknown: CONFIG refused or unreachable), 0 for the others.",
+            ("mode",), registry=registry, multiprocess_mode="livemostrecent",
+        ),
         multiprocess=mp,
     )
 
@@ -154,9 +201,10 @@ def _reset_for_tests() -> None:
         _metrics = None
 
 
-def _label(value: str) -> str:
-    text = str(value) if value else "unknown"
-    return text[:_LABEL_MAX]
+def _label(value: object, allowed: frozenset[str]) -> str:
+    """``value`` if it is one of ``allowed``, else ``other``: a label never grows the series."""
+    text = str(value) if value else ""
+    return text if text in allowed else OTHER
 
 
 P = ParamSpec("P")
@@ -179,20 +227,24 @@ def _safe(fn: Callable[P, None]) -> Callable[P, None]:
 def observe_turn(kind: str, outcome: str, seconds: float) -> None:
     """Count one turn by kind and outcome, and record its latency under its kind."""
     m = _get()
-    m.turns.labels(kind=_label(kind), outcome=_label(outcome)).inc()
-    m.turn_seconds.labels(kind=_label(kind)).observe(max(0.0, float(seconds)))
+    seconds = max(0.0, float(seconds))  # before counting: a bad value records nothing
+    m.turns.labels(kind=_label(kind, KINDS), outcome=_label(outcome, OUTCOMES)).inc()
+    m.turn_seconds.labels(kind=_label(kind, KINDS)).observe(seconds)
 
 
 @_safe
 def slack_api_error(method: str) -> None:
     """A Slack Web API call failed (after the SDK's own retries)."""
-    _get().slack_api_errors.labels(method=_label(method)).inc()
+    _get().slack_api_errors.labels(method=_label(method, METHODS)).inc()
 
 
 @_safe
 def slack_retry(reason: str) -> None:
-    """Slack redelivered a request (or we retried a rate-limited call)."""
-    _get().slack_retries.labels(reason=_label(reason)).inc()
+    """Slack redelivered a request (or we retried a rate-limited call).
+
+    ``reason`` is X-Slack-Retry-Reason as the client sent it: mapped to Slack's documented
+    values, anything else counted as ``other``."""
+    _get().slack_retries.labels(reason=_label(str(reason).strip().lower(), RETRY_REASONS)).inc()
 
 
 @_safe
@@ -204,7 +256,7 @@ def redis_error() -> None:
 @_safe
 def recommendation(verdict: str) -> None:
     """A recommendation card was produced with this verdict."""
-    _get().recommendations.labels(verdict=_label(verdict)).inc()
+    _get().recommendations.labels(verdict=_label(verdict, VERDICTS)).inc()
 
 
 @_safe
@@ -217,6 +269,22 @@ def conversation_started() -> None:
 def conversation_finished() -> None:
     """A conversation reached its end (card shown or closed)."""
     _get().conversations_finished.inc()
+
+
+@_safe
+def refused(reason: str) -> None:
+    """The front refused a request (unsigned, malformed, too large, too slow...)."""
+    _get().refused.labels(reason=_label(reason, REFUSALS)).inc()
+
+
+@_safe
+def redis_health(up: bool, persistence: str) -> None:
+    """This worker's latest Redis probe: reachable, and the persistence it reported."""
+    m = _get()
+    m.redis_up.set(1 if up else 0)
+    mode = persistence if persistence in PERSISTENCE_MODES else "unknown"
+    for name in PERSISTENCE_MODES:
+        m.redis_persistence.labels(mode=name).set(1 if name == mode else 0)
 
 
 def render() -> tuple[bytes, str]:

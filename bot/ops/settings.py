@@ -4,7 +4,8 @@ Why pydantic-settings: every setting is validated at start-up, so a typo in a de
 the boot with a message naming the variable, instead of failing the first customer's click.
 Secrets are ``SecretStr`` so that neither a traceback, a log line nor ``repr(settings)`` can
 print them; :func:`load_settings` turns validation errors into messages that name the variable
-and never echo its value.
+and never echo its value. An empty variable (``SLACK_APP_TOKEN=``, as shells and compose files
+write "unset") is ignored, by pydantic-settings itself (``env_ignore_empty``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ class SettingsError(RuntimeError):
 class Settings(BaseSettings):
     """Every knob of the Slack face; names are the environment variables (upper case)."""
 
-    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False, env_file=None)
+    model_config = SettingsConfigDict(
+        extra="ignore", case_sensitive=False, env_file=None, env_ignore_empty=True
+    )
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
@@ -41,13 +44,45 @@ class Settings(BaseSettings):
     conversation_ttl_seconds: int = Field(default=604800, ge=60, le=90 * 24 * 3600)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     web_concurrency: int = Field(default=2, ge=1, le=64)
+    web_threads: int = Field(default=4, ge=1, le=64, description="threads per HTTP worker")
+    # The server front and the store beyond one Redis (bot/ops/serve.py,
+    # dialogue/store/connect.py): Prometheus on its own port, never on PORT; Sentinel
+    # (REDIS_URL's host is then the master's name: redis://:password@mymaster/0) or Cluster
+    # (REDIS_URL is any node).
+    metrics_port: int = Field(default=9100, ge=1, le=65535, description="/metrics listener")
+    redis_sentinels: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="host:port of each Sentinel, comma separated")
+    redis_cluster: bool = Field(default=False, description="REDIS_URL is a Redis Cluster node")
+    # The Hugging Face Hub (dialogue/hub.py): a model outside the catalog given by its Hub id
+    # is read from its config.json there. HF_ENDPOINT for a mirror (or the tests' fake Hub),
+    # HF_TOKEN for gated repositories, HF_OFFLINE=1 where there is no network (the person is
+    # then told to paste the config.json or give the parameters).
+    hf_endpoint: str | None = Field(default=None, description="Hub URL (huggingface.co)")
+    hf_token: SecretStr | None = None
+    hf_offline: bool = False
+    hf_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
 
-    @field_validator("slack_bot_token", "slack_signing_secret", "slack_app_token", mode="before")
+    @field_validator("hf_endpoint")
     @classmethod
-    def _empty_secret_is_none(cls, v: object) -> object:
-        """An empty variable (``SLACK_APP_TOKEN=``) means "not set", as in shells and compose."""
-        if isinstance(v, str) and not v.strip():
-            return None
+    def _hf_endpoint(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^https?://[^\s/]+", v):
+            raise ValueError("must be an http(s) URL such as https://huggingface.co")
+        return v.rstrip("/") if v is not None else None
+
+    @field_validator("redis_sentinels", mode="before")
+    @classmethod
+    def _split_sentinels(cls, v: object) -> object:
+        """``REDIS_SENTINELS=10.0.0.1:26379,10.0.0.2:26379`` (commas or spaces)."""
+        if isinstance(v, str):
+            return [p for p in re.split(r"[,\s]+", v.strip()) if p]
+        return v
+
+    @field_validator("redis_sentinels")
+    @classmethod
+    def _sentinel_shape(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if not re.match(r"^[A-Za-z0-9_.\-\[\]:]+:\d{1,5}$", item):
+                raise ValueError(f"'{item}' is not host:port")
         return v
 
     @field_validator("slack_bot_token")
@@ -70,13 +105,6 @@ class Settings(BaseSettings):
         if not re.match(r"^https?://[^\s/]+", v):
             raise ValueError("must be an http(s) URL such as https://slack.com/api/")
         return v if v.endswith("/") else v + "/"
-
-    @field_validator("redis_url", "quote_channel_id", mode="before")
-    @classmethod
-    def _empty_is_none(cls, v: object) -> object:
-        if isinstance(v, str) and not v.strip():
-            return None
-        return v
 
     @field_validator("redis_url")
     @classmethod

@@ -63,8 +63,8 @@ def test_cas_one_winner_per_version_with_many_threads(redis_url: str) -> None:
         conv = d.load(KEY)
         assert conv is not None and conv.version == version + 1
         slot = ("concurrency", "context")[step]
-        shown = r.answers["Concurrent requests" if step == 0 else "Context per request"]
-        assert str(conv.answers[slot]) in shown.replace(",", "")
+        assert slot in conv.answers  # the winner's answer, and only it, was stored
+        assert [a.slot for a in r.answers].count(slot) == 1
 
 
 def test_cas_typed_answers_never_share_a_version(redis_url: str) -> None:
@@ -144,7 +144,7 @@ def test_ttl_expiry_gives_the_expired_message(redis_url: str) -> None:
     time.sleep(1.2)
     assert not client.exists(f"gpusizing:conv:{KEY}")
     r = d.handle(KEY, "inference")
-    assert r.kind == "ended" and "expired" in r.text
+    assert r.kind == "ended" and r.text.id in ("dialogue.reply.expired", "dialogue.reply.missing")
     assert [c.value for c in r.choices] == ["restart"]
 
 
@@ -161,8 +161,8 @@ def test_redis_down_is_a_typed_error_and_the_conversation_survives(own_redis: Re
         d.current(KEY)
     own_redis.start()
     r2 = d.handle(KEY, "8k", version=r.version)  # the same click, retried
-    assert r2.kind == "question" and r2.state == "target"
-    assert r2.answers["Concurrent requests"] == "64"
+    assert r2.kind == "question" and r2.state == "target_tokens_per_s"
+    assert r2.request["concurrency"] == 64 and r2.request["context"] == 8192
 
 
 class DiesBeforeWrite(RedisStore):
@@ -178,15 +178,40 @@ class DiesBeforeWrite(RedisStore):
         super().write(key, w)
 
 
+OPENING = "llama 3.1 70b inference 64 users"
+
+
+def _path_to_card() -> list[str]:
+    """The inputs of one whole sizing (the opening, then each question's default or first
+    choice until the card), found on a scratch in-memory dialogue: the flow decides which
+    questions remain, not this test."""
+    from dialogue import MemoryStore
+
+    d = Dialogue(MemoryStore())
+    r = d.start(KEY, OPENING)
+    path = [OPENING]
+    while r.kind == "question" and len(path) < 15:
+        pick = r.default or r.choices[0]
+        path.append(pick.value)
+        r = d.handle(KEY, pick.value, version=r.version)
+    assert r.kind == "result", r
+    return path
+
+
 def test_no_partial_write_when_redis_dies_mid_turn(own_redis: RedisProcess) -> None:
+    """Redis dies between the read and the write of the turn that finishes a sizing: neither
+    the conversation nor the audit stream keeps half of it."""
+    *before, last = _path_to_card()
     d = Dialogue(RedisStore(own_redis.url))
-    r = d.start(KEY, "llama 3.1 70b inference 64 users 8k context")
+    r = d.start(KEY, before[0])
+    for text in before[1:]:
+        r = d.handle(KEY, text, version=r.version)
     with pytest.raises(StoreUnavailable):
-        Dialogue(DiesBeforeWrite(own_redis)).handle(KEY, "no target")
+        Dialogue(DiesBeforeWrite(own_redis)).handle(KEY, last, version=r.version)
     own_redis.start()
     conv = d.load(KEY)
-    assert conv is not None and conv.version == r.version and conv.state == "target"
-    assert "target" not in conv.answers
+    assert conv is not None and conv.version == r.version and conv.state == r.state
+    assert r.asking is not None and r.asking not in conv.answers
     client = redis.Redis.from_url(own_redis.url)
     assert client.xlen("gpusizing:audit") == 0  # the finished sizing was not half-recorded
 
@@ -223,9 +248,11 @@ def test_at_most_two_round_trips_per_turn(redis_url: str) -> None:
 def test_audit_stream_recent_list_and_meta(redis_url: str) -> None:
     store = RedisStore(redis_url)
     d = Dialogue(store)
-    r = d.start(KEY, "llama 3.1 70b inference 64 users 8k", owner="U1", meta={"channel": "C1"})
+    opening, *answers = _path_to_card()
+    r = d.start(KEY, opening, owner="U1", meta={"channel": "C1"})
     d.update_meta(KEY, {"ts": "1700000000.000200"})
-    r = d.handle(KEY, "no target", version=r.version)  # meta did not move the version
+    for text in answers:
+        r = d.handle(KEY, text, version=r.version)  # meta did not move the version
     assert r.kind == "result"
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     assert client.xlen("gpusizing:audit") == 1

@@ -1,6 +1,7 @@
 """Run ``python -m bot`` (HTTP mode) for real, and talk to each of its workers on purpose.
 
-Shared by the end-to-end tests (``tests/ops/test_serve.py``) and ``bench/serve.py``.
+Shared by the end-to-end tests (``tests/ops/test_serve.py``, ``tests/ops/test_front.py``) and
+the benches (``bench/serve.py``, ``bench/faults.py``).
 
 Why pinned connections: through one port the kernel decides which worker accepts a new
 connection, and sequential requests often all land on the same one. A kept-alive HTTP/1.1
@@ -30,8 +31,11 @@ WORKER_HEADER = "X-Worker-Pid"
 
 
 def bot_env(*, slack_url: str, redis_url: str, port: int, secret: str, token: str,
-            workers: int = 2, **extra: str) -> dict[str, str]:
-    """The environment of an HTTP-mode bot: only what these settings say, no stray SLACK_*."""
+            workers: int = 2, metrics_port: int | None = None, **extra: str) -> dict[str, str]:
+    """The environment of an HTTP-mode bot: only what these settings say, no stray SLACK_*.
+    ``METRICS_PORT`` is a free port unless given."""
+    from tests.redisproc import free_port
+
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SLACK_", "PROMETHEUS_MULTIPROC"))}
     env.update({
@@ -41,6 +45,7 @@ def bot_env(*, slack_url: str, redis_url: str, port: int, secret: str, token: st
         "REDIS_URL": redis_url,
         "WEB_CONCURRENCY": str(workers),
         "PORT": str(port),
+        "METRICS_PORT": str(metrics_port or free_port()),
         "LOG_LEVEL": "INFO",
         "PYTHONPATH": str(ROOT),
         **extra,
@@ -55,6 +60,7 @@ class ServerProcess:
         self.argv = argv
         self.env = env
         self.port = port
+        self.metrics_port = int(env.get("METRICS_PORT", "9100"))
         self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -110,13 +116,29 @@ class ServerProcess:
         return out
 
 
+class Headers(dict[str, str]):
+    """Response headers, looked up without regard to case (the front sends them lower-case)."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        super().__init__((k.lower(), v) for k, v in pairs)
+
+    def __getitem__(self, key: str) -> str:
+        return super().__getitem__(key.lower())
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(str(key).lower())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key.lower(), default)
+
+
 def get(port: int, path: str, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
     """One GET on a fresh connection."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("GET", path)
         resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read()
+        return resp.status, Headers(resp.getheaders()), resp.read()
     finally:
         conn.close()
 
@@ -138,7 +160,7 @@ class WorkerConn:
         self.conn.request(method, path, body=body, headers=headers or {})
         resp = self.conn.getresponse()
         data = resp.read()
-        got = dict(resp.getheaders())
+        got = Headers(resp.getheaders())
         pid = got.get(WORKER_HEADER)
         if self.pid is not None and pid != self.pid:
             raise AssertionError(f"connection moved from worker {self.pid} to {pid}")
@@ -207,3 +229,8 @@ def pin_workers(port: int, workers: int, timeout: float = 20.0) -> list[WorkerCo
 
 def python_m_bot() -> list[str]:
     return [sys.executable, "-m", "bot"]
+
+
+def mini_app() -> list[str]:
+    """The real front around a bare Bolt app (tests/ops/miniapp.py)."""
+    return [sys.executable, "-m", "tests.ops.miniapp"]

@@ -60,8 +60,52 @@ def test_every_recorder_shows_in_the_exposition(plain_metrics: None) -> None:
 
 def test_a_metrics_failure_never_breaks_a_turn(plain_metrics: None) -> None:
     metrics.observe_turn("action", "ok", "not a number")  # type: ignore[arg-type]
-    metrics.recommendation("x" * 500)  # clipped, not an error
-    assert b'verdict="' + b"x" * 64 + b'"' in metrics.render()[0]
+    metrics.recommendation("x" * 500)  # not a verdict: counted as other, not an error
+    text = metrics.render()[0].decode()
+    assert 'gpubot_recommendations_total{verdict="other"} 1.0' in text
+    assert 'gpubot_turns_total{kind="action",outcome="ok"}' not in text  # nothing half-counted
+
+
+def _series(text: str, name: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(name + "{")]
+
+
+def test_labels_come_from_closed_sets_whatever_clients_send(plain_metrics: None) -> None:
+    """30 distinct X-Slack-Retry-Reason values once made 30 series (issue 13, item 9)."""
+    for i in range(30):
+        metrics.slack_retry(f"made-up-reason-{i}")
+        metrics.observe_turn(f"kind{i}", f"outcome{i}", 0.01)
+        metrics.slack_api_error(f"admin.method{i}")
+        metrics.refused(f"why{i}")
+    for reason in ("http_timeout", "HTTP_TIMEOUT ", "connection_failed", "ratelimited"):
+        metrics.slack_retry(reason)
+    text = metrics.render()[0].decode()
+    retries = _series(text, "gpubot_slack_retries_total")
+    assert sorted(line.split()[0] for line in retries) == [
+        'gpubot_slack_retries_total{reason="connection_failed"}',
+        'gpubot_slack_retries_total{reason="http_timeout"}',
+        'gpubot_slack_retries_total{reason="other"}',
+        'gpubot_slack_retries_total{reason="ratelimited"}',
+    ]
+    assert 'gpubot_slack_retries_total{reason="other"} 30.0' in text
+    assert 'gpubot_slack_retries_total{reason="http_timeout"} 2.0' in text
+    assert _series(text, "gpubot_turns_total") == [
+        'gpubot_turns_total{kind="other",outcome="other"} 30.0']
+    assert len(_series(text, "gpubot_slack_api_errors_total")) == 1
+    assert len(_series(text, "gpubot_requests_refused_total")) == 1
+
+
+def test_redis_health_gauges(plain_metrics: None) -> None:
+    metrics.redis_health(True, "rdb")
+    text = metrics.render()[0].decode()
+    assert "gpubot_redis_up 1.0" in text
+    assert 'gpubot_redis_persistence{mode="rdb"} 1.0' in text
+    assert 'gpubot_redis_persistence{mode="aof"} 0.0' in text
+    metrics.redis_health(False, "something new")
+    text = metrics.render()[0].decode()
+    assert "gpubot_redis_up 0.0" in text
+    assert 'gpubot_redis_persistence{mode="unknown"} 1.0' in text
+    assert 'gpubot_redis_persistence{mode="rdb"} 0.0' in text
 
 
 def test_multiprocess_mode_sums_worker_processes(tmp_path: Path) -> None:

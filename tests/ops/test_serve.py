@@ -1,5 +1,6 @@
-"""HTTP mode for real: ``python -m bot`` with two gunicorn workers, a real redis-server and the
-local fake Slack API, driven by requests signed exactly as Slack signs them.
+"""HTTP mode for real: ``python -m bot`` with two workers (gunicorn + uvicorn, bot/ops/serve.py),
+a real redis-server and the local fake Slack API, driven by requests signed exactly as Slack
+signs them. The front's own defences (slow clients, garbage, limits) are tests/ops/test_front.py.
 
 One server for the module (starting it is the slow part); the tests run in file order, and the
 last ones stop Redis and then the server itself.
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.slack.turns import make_key
+from bot.slack.keys import ConversationKey
 from dialogue import Dialogue, RedisStore
 from tests.fakeslack import FakeSlack
 from tests.ops.drive import Driven, drive
@@ -28,6 +29,7 @@ from tests.ops.server import (
     ServerProcess,
     WorkerConn,
     bot_env,
+    get,
     pin_workers,
     python_m_bot,
 )
@@ -82,18 +84,37 @@ def _metric(text: str, name: str, **labels: str) -> float:
     return total
 
 
-def test_probes_answer_on_every_worker(stack: Stack) -> None:
+def _repin(stack: Stack) -> list[WorkerConn]:
+    """Fresh kept-alive connections per worker (the server closes idle ones after 5 s)."""
     for conn in stack.conns:
+        conn.close()
+    stack.conns = pin_workers(stack.server.port, 2)
+    return stack.conns
+
+
+def _scrape(stack: Stack) -> str:
+    return get(stack.server.metrics_port, "/metrics")[2].decode()
+
+
+def test_probes_answer_on_every_worker_warm(stack: Stack) -> None:
+    for conn in _repin(stack):
         status, headers, body = conn.request("GET", "/healthz")
         assert status == 200 and json.loads(body)["status"] == "ok"
         assert headers[WORKER_HEADER] == conn.pid
         status, _, body = conn.request("GET", "/readyz")
-        assert status == 200 and json.loads(body) == {"status": "ready", "reason": "ok"}
-        status, headers, body = conn.request("GET", "/metrics")
-        assert status == 200 and headers["Content-Type"].startswith("text/plain")
-        assert b"# TYPE gpubot_redis_errors_total counter" in body
+        ready = json.loads(body)
+        assert status == 200 and (ready["status"], ready["reason"]) == ("ready", "ok")
+        # Cold start (issue 13, item 13): everything a first turn loads was loaded before the
+        # worker accepted its first connection.
+        assert set(ready["warm"]) == {"slack_app", "catalogs", "sizing"}
+        assert all(step["ok"] for step in ready["warm"].values()), ready["warm"]
+        assert ready["redis"]["up"] is True
+        assert conn.request("GET", "/metrics")[0] == 404, "metrics are not public"
         assert conn.request("GET", "/nowhere")[0] == 404
         assert conn.request("GET", "/slack/events")[0] == 405
+    status, headers, body = get(stack.server.metrics_port, "/metrics")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    assert b"# TYPE gpubot_redis_errors_total counter" in body
 
 
 def test_a_bad_signature_is_refused(stack: Stack) -> None:
@@ -103,7 +124,7 @@ def test_a_bad_signature_is_refused(stack: Stack) -> None:
 
 
 def test_a_whole_conversation_alternating_between_workers(stack: Stack) -> None:
-    run = drive(stack.fake, stack.conns, SECRET, team=TEAM)
+    run = drive(stack.fake, _repin(stack), SECRET, team=TEAM)
     stack.driven = run
     pids = {c.pid for c in stack.conns}
     assert len(pids) == 2
@@ -122,7 +143,7 @@ def test_a_whole_conversation_alternating_between_workers(stack: Stack) -> None:
 
     # The conversation in Redis is whole: finished, every click applied once, in order.
     dialogue = Dialogue(RedisStore(stack.redis.url))
-    conv = dialogue.load(make_key(TEAM, run.channel, run.root_ts, run.user))
+    conv = dialogue.load(ConversationKey.thread(TEAM, run.channel, run.root_ts, run.user).format())
     assert conv is not None
     assert conv.state == "done"
     assert conv.owner == run.user
@@ -138,8 +159,8 @@ def test_a_whole_conversation_alternating_between_workers(stack: Stack) -> None:
 
 def test_metrics_moved_and_are_the_same_from_both_workers(stack: Stack) -> None:
     assert stack.driven is not None, "runs after the conversation"
-    bodies = [conn.request("GET", "/metrics")[2].decode() for conn in stack.conns]
-    assert bodies[0] == bodies[1], "each worker must expose the sum over all workers"
+    bodies = [_scrape(stack) for _ in range(6)]  # whichever worker accepts the scrape
+    assert len(set(bodies)) == 1, "each worker must expose the sum over all workers"
     text = bodies[0]
     clicks = len(stack.driven.turns) - 1
     assert _metric(text, "gpubot_turns_total", kind="command") >= 1
@@ -162,33 +183,62 @@ def test_logs_are_json_and_hold_no_secret(stack: Stack) -> None:
     assert not re.search(r"xox[a-z]-[A-Za-z0-9]", text)
 
 
-def test_readyz_follows_redis(stack: Stack) -> None:
+def test_with_redis_down_the_bot_stays_ready_and_answers(stack: Stack) -> None:
+    """Readiness means "this process can answer" (issue 13, item 12): with Redis down the pods
+    stay in the Service and a slash command still gets the bot's own answer, not an ingress
+    5xx; Redis health is in the readiness body and the metrics."""
+    conns = _repin(stack)
     stack.redis.stop()
     try:
-        for conn in stack.conns:
+        deadline = time.monotonic() + 10
+        while not all(json.loads(c.request("GET", "/readyz")[2])["redis"]["up"] is False
+                      for c in conns):
+            assert time.monotonic() < deadline, "the workers did not notice Redis went away"
+            time.sleep(0.1)
+        for conn in conns:
             status, _, body = conn.request("GET", "/readyz")
-            assert status == 503
-            reply = json.loads(body)
-            assert reply["status"] == "unavailable" and "redis" in reply["reason"]
-        # Liveness does not depend on Redis: a Redis outage must not restart the pods.
-        assert all(c.request("GET", "/healthz")[0] == 200 for c in stack.conns)
+            assert status == 200 and json.loads(body)["status"] == "ready"
+        assert _metric(_scrape(stack), "gpubot_redis_up") == 0
+        told = len(stack.fake.calls("response_url")) + len(stack.fake.calls("chat.postEphemeral"))
+        status, _, _ = conns[0].post_signed(SECRET, {
+            "command": "/gpu-sizing", "text": "", "user_id": "UREP0003",
+            "channel_id": "CDOWN001", "team_id": TEAM,
+            "response_url": stack.fake.response_url(), "trigger_id": "t.down"})
+        assert status == 200
+        deadline = time.monotonic() + 10
+        while (len(stack.fake.calls("response_url"))
+               + len(stack.fake.calls("chat.postEphemeral"))) == told:
+            assert time.monotonic() < deadline, "the person was told nothing"
+            time.sleep(0.05)
     finally:
         stack.redis.start()
     deadline = time.monotonic() + 10
-    ready: set[str] = set()
-    while time.monotonic() < deadline and len(ready) < 2:
-        for conn in stack.conns:
-            if conn.request("GET", "/readyz")[0] == 200:
-                ready.add(conn.pid)
+    while not all(json.loads(c.request("GET", "/readyz")[2])["redis"]["up"] is True
+                  for c in conns):
+        assert time.monotonic() < deadline
         time.sleep(0.1)
-    assert ready == {c.pid for c in stack.conns}
+
+
+def test_retry_reasons_from_clients_make_no_new_series(stack: Stack) -> None:
+    """30 made-up X-Slack-Retry-Reason values, signed (issue 13, item 9): one series."""
+    from tests.slackreq import SignedClient, event_envelope, message_event
+
+    client = SignedClient(f"http://127.0.0.1:{stack.server.port}/slack/events", SECRET)
+    for i in range(30):
+        edit = message_event(user="UREP0001", channel="CSALES01", text="x",
+                             subtype="message_changed")  # never an answer: dropped
+        status, _ = client.post_event(event_envelope(edit), retry=1,
+                                      retry_reason=f"made-up-{i}")
+        assert status == 200
+    reasons = set(re.findall(r'^gpubot_slack_retries_total\{reason="([^"]+)"\}', _scrape(stack),
+                             re.M))
+    assert reasons <= {"other", "http_timeout", "ratelimited"} and "other" in reasons
 
 
 def test_a_killed_worker_is_replaced_and_its_counts_kept(stack: Stack) -> None:
-    before = stack.conns[0].request("GET", "/metrics")[2].decode()
-    turns_before = _metric(before, "gpubot_turns_total")
+    turns_before = _metric(_scrape(stack), "gpubot_turns_total")
     assert turns_before > 0
-    victim = stack.conns[1]
+    victim = _repin(stack)[1]
     os.kill(int(str(victim.pid)), signal.SIGKILL)
     victim.close()
     deadline = time.monotonic() + 15
@@ -201,9 +251,8 @@ def test_a_killed_worker_is_replaced_and_its_counts_kept(stack: Stack) -> None:
         assert time.monotonic() < deadline, "the master did not replace the killed worker"
         time.sleep(0.2)
     stack.conns = conns
+    assert _metric(_scrape(stack), "gpubot_turns_total") == turns_before
     for conn in conns:
-        after = conn.request("GET", "/metrics")[2].decode()
-        assert _metric(after, "gpubot_turns_total") == turns_before
         assert conn.request("GET", "/readyz")[0] == 200
 
 
@@ -218,7 +267,7 @@ def test_sigterm_lets_an_in_flight_turn_finish(stack: Stack) -> None:
         return bool(getattr(c, "params", {}).get("channel") == channel)
 
     fake.rate_limit("chat.postMessage", times=1, retry_after=2)
-    status, _, _ = stack.conns[0].post_signed(SECRET, {
+    status, _, _ = _repin(stack)[0].post_signed(SECRET, {
         "command": "/gpu-sizing", "text": "", "user_id": "UREP0002", "channel_id": channel,
         "team_id": TEAM, "response_url": fake.response_url(), "trigger_id": "t.stop"})
     assert status == 200  # acked at once; the turn goes on in Bolt's listener thread
@@ -229,6 +278,8 @@ def test_sigterm_lets_an_in_flight_turn_finish(stack: Stack) -> None:
     (serving,) = [x for x in stack.server.log_lines() if x.get("event") == "serve"]
     metrics_dir = Path(serving["metrics_dir"])
     assert any(metrics_dir.glob("*.db")), "workers write their metrics there"
+    for conn in stack.conns:
+        conn.close()
     stack.server.terminate()  # mid-turn: the worker is sleeping out the Retry-After
     started = time.monotonic()
     code = stack.server.wait(45)

@@ -1,0 +1,72 @@
+"""Cold start: load what a first turn would load, before the worker says it is ready.
+
+Why (issue 13, item 13): the first slash command after a start took 1.2 s to ack on a busy
+machine, because it paid for importing the engine, reading the catalogs and message files and
+building caches. A worker now runs these steps after building its Bolt app and before it
+accepts a connection (``bot/ops/serve.py`` runs them in gunicorn's ``load``), so the first
+customer pays nothing and ``/readyz`` lists what was loaded and how long it took.
+
+A step that fails is logged as one WARNING line and reported; the worker still serves (the
+turn that needs it will load it, slowly, or fail on its own with the face's error message).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Step", "default_steps", "run"]
+
+_log = logging.getLogger(__name__)
+
+Step = tuple[str, Callable[[], None]]
+
+# A whole sizing in one message: every question answered, so the engine decides and the
+# reply carries a recommendation (the same path as a real first card).
+WARM_TEXT = "llama 3.1 70b inference 64 users 8k context no target"
+
+
+def _catalogs() -> None:
+    """Every layer's message catalog, both languages (bot/wording.py)."""
+    from bot.wording import catalog
+
+    catalog()
+
+
+def _sizing() -> None:
+    """One whole sizing through the dialogue and the engine, in memory, rendered in both
+    languages: the engine catalog, its data files, the parsers and the formatters."""
+    from bot.wording import say
+    from dialogue import Dialogue, MemoryStore
+    from engine.wording import Message
+
+    reply = Dialogue(MemoryStore()).start("warmup:0:0:0", WARM_TEXT)
+    for lang in ("en", "fr"):
+        for name in ("text", "help", "error"):
+            value = getattr(reply, name, None)
+            if isinstance(value, Message):
+                say(value, lang)
+
+
+def default_steps() -> list[Step]:
+    """What a first turn loads besides the Bolt app itself (built by the front)."""
+    return [("catalogs", _catalogs), ("sizing", _sizing)]
+
+
+def run(steps: list[Step]) -> dict[str, dict[str, Any]]:
+    """Run each step once; ``{name: {"ok": bool, "ms": float}}``, in order."""
+    report: dict[str, dict[str, Any]] = {}
+    for name, step in steps:
+        started = time.perf_counter()
+        ok = True
+        try:
+            step()
+        except Exception as exc:
+            ok = False
+            _log.warning("warm-up step failed; the first turn will pay for it",
+                         extra={"json_fields": {"event": "warmup_failed", "step": name,
+                                                "error": type(exc).__name__}})
+        report[name] = {"ok": ok, "ms": round(1000 * (time.perf_counter() - started), 1)}
+    return report
