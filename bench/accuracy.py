@@ -1,26 +1,48 @@
-"""KV cache per sequence: this engine against the formulas public calculators use.
+"""Accuracy of the engine, printed: KV cache against public calculators, serving against
+aiconfigurator, training against published runs.
 
-Prints, for a few architectures at 32k tokens of context (BF16 cache), what each formula
-gives and how far it is from the engine's (which follows vLLM's own allocation: GQA heads,
-MLA latents, sliding-window layers). Run: ``.venv/bin/python bench/accuracy.py``.
+1. KV cache per sequence at 32k tokens (BF16), this engine against the formulas public
+   calculators use (transcribed in docs/engine-notes.md#other-calculators):
 
-- gpu_poor: ``2 * L * hidden * 2 B`` per token (ignores GQA, MLA, windows)
-- llm-analysis / accelerate-style GQA: ``2 * L * kv_heads * head_dim * 2 B`` (no MLA, no windows;
-  for MLA models the config's ``num_key_value_heads`` is used, as those tools do)
-- hf-mem (experimental KV): GQA with sliding windows, no MLA branch
+   - gpu_poor: ``2 * L * hidden * 2 B`` per token (ignores GQA, MLA, windows)
+   - llm-analysis / accelerate-style GQA: ``2 * L * kv_heads * head_dim * 2 B`` (no MLA, no
+     windows; for MLA models the config's ``num_key_value_heads``, as those tools do)
+   - hf-mem (experimental KV): GQA with sliding windows, no MLA branch
 
-The formulas are transcribed in docs/engine-notes.md#other-calculators.
+2. Serving, per GPU: the engine over NVIDIA aiconfigurator 0.12's own estimates at the same
+   layout, batch, precision and request shape (engine/data/measured/aic_reference.toml, the
+   points bench/reference_points.py lists one by one): median ratio of node tokens/s, of the
+   in-flight time per output token, of the decode-only step against aiconfigurator's in-flight
+   TPOT (what the engine reported before issue #9), of the time to first token, and the share
+   of points inside 0.67-1.5x.
+
+3. Training: GPU-hours of the engine's pretraining answer over the published GPU-hours
+   (engine/data/measured/training_runs.toml), with the band 0.8-1.25x.
+
+How the tables were made and what they mean: docs/calibration.md. Run:
+``.venv/bin/python bench/accuracy.py``. Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 # Run as a script, this folder comes first on sys.path and bench/engine.py would shadow the
 # package it measures: put the repository root first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.reference_points import (
+    BAND,
+    TRAIN_BAND,
+    Engine,
+    inference_rows,
+    load,
+    training_rows,
+)
 from engine.catalog import catalog
 from engine.physics.memory import cached_layer_tokens, kv_cache_bytes
 from engine.units import GB
@@ -30,7 +52,11 @@ MODELS = ["llama-3.1-70b", "deepseek-v3", "gemma-3-27b", "gemma-2-27b", "gpt-oss
           "qwen3-235b-a22b", "llama-4-scout"]
 
 
-def main() -> None:
+def inside(x: float, band: tuple[float, float]) -> bool:
+    return band[0] <= x <= band[1]
+
+
+def kv_table() -> None:
     cat = catalog()
     print(f"KV cache for one sequence of {CONTEXT:,} tokens, BF16, GB (error vs this engine)")
     print(f"{'model':<18} {'engine':>8} {'gpu_poor':>16} {'GQA only':>16} {'hf-mem':>16}")
@@ -45,6 +71,65 @@ def main() -> None:
             return f"{x / GB:7.2f} ({(x - ours) / ours:+5.0%})"
 
         print(f"{mid:<18} {ours / GB:8.2f} {cell(naive):>16} {cell(gqa):>16} {cell(hfmem):>16}")
+
+
+def serving_table(rows: list[dict[str, Any]]) -> None:
+    meta = load("aic_reference.toml")["meta"]
+    by_gpu: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_gpu[r["gpu"]].append(r)
+    print(f"\nServing: engine / aiconfigurator {meta['aiconfigurator']} at aiconfigurator's "
+          f"layouts (median ratio; 'in band' = tokens/s inside {BAND[0]}-{BAND[1]}x)")
+    print(f"{'GPU':<22} {'points':>6} {'dense':>5} {'MoE':>4} {'tok/s':>6} {'TPOT':>6} "
+          f"{'step/TPOT':>9} {'TTFT':>6} {'in band':>8} {'TPOT in':>8} {'step in':>8} "
+          f"{'TTFT in':>8}")
+    total = in_total = 0
+    for gpu, rs in sorted(by_gpu.items()):
+        n = len(rs)
+        moe = sum(r["moe"] for r in rs)
+        ok = sum(inside(r["tps_ratio"], BAND) for r in rs)
+        tpot_ok = sum(inside(r["tpot_ratio"], BAND) for r in rs)
+        ttft_ok = sum(inside(r["ttft_ratio"], BAND) for r in rs)
+        step_ok = sum(inside(r["step_vs_tpot"], BAND) for r in rs)
+        total, in_total = total + n, in_total + ok
+
+        def med(key: str, rs: list[dict[str, Any]] = rs) -> float:
+            return float(statistics.median(r[key] for r in rs))
+
+        print(f"{gpu:<22} {n:>6} {n - moe:>5} {moe:>4} {med('tps_ratio'):>6.2f} "
+              f"{med('tpot_ratio'):>6.2f} {med('step_vs_tpot'):>9.2f} {med('ttft_ratio'):>6.2f} "
+              f"{ok / n:>8.0%} {tpot_ok / n:>8.0%} {step_ok / n:>8.0%} {ttft_ok / n:>8.0%}")
+    print(f"{'all':<22} {total:>6} {'':>5} {'':>4} {'':>6} {'':>6} {'':>9} {'':>6} "
+          f"{in_total / total:>8.0%}")
+    outside = [r for r in rows if not inside(r["tps_ratio"], BAND)]
+    for r in outside:
+        print(f"  outside the band: {r['id']} ({r['framework']}): {r['tps_ratio']:.2f}x")
+    print("tok/s: node output tokens/s; TPOT: in-flight time per output token; step/TPOT: the "
+          "engine's decode-only step over aiconfigurator's in-flight TPOT; TTFT: time to first "
+          "token")
+
+
+def training_table(rows: list[dict[str, Any]]) -> None:
+    print(f"\nTraining: engine GPU-hours / published GPU-hours (band {TRAIN_BAND[0]}-"
+          f"{TRAIN_BAND[1]}x; engine/data/measured/training_runs.toml)")
+    print(f"{'run':<16} {'GPU':<15} {'tokens':>7} {'published':>10} {'engine':>10} {'ratio':>6} "
+          f"{'implied MFU':>11}  status")
+    ok = 0
+    for t in rows:
+        band = inside(t["ratio"], TRAIN_BAND)
+        ok += band
+        status = t["status"] + ("" if t["acceptance"] else ", not in the acceptance set")
+        print(f"{t['id']:<16} {t['gpu']:<15} {t['tokens'] / 1e12:>6.1f}T {t['published']:>10.3g} "
+              f"{t['engine']:>10.3g} {t['ratio']:>6.2f} {t['implied_mfu']:>11.0%}  "
+              f"{'in band' if band else 'OUTSIDE'}; {status}")
+    print(f"{ok} of {len(rows)} runs inside the band")
+
+
+def main() -> None:
+    kv_table()
+    eng = Engine()
+    serving_table(inference_rows(eng))
+    training_table(training_rows(eng))
 
 
 if __name__ == "__main__":

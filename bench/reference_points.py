@@ -1,182 +1,152 @@
 """The engine side by side with aiconfigurator's estimates and with published training runs.
 
-Reads ``engine/data/measured/aic_reference.toml`` (aiconfigurator's own estimates at the
-layouts the engine picks, written by ``bench/calibrate.py reference``) and
+Reads ``engine/data/measured/aic_reference.toml`` (aiconfigurator's own estimates at fixed
+layouts, written by ``bench/calibrate.py reference``) and
 ``engine/data/measured/training_runs.toml`` (published GPU-hours), runs the engine on the same
-inputs and prints the ratios. aiconfigurator is NOT needed here. Run::
+inputs and returns the ratios; ``bench/accuracy.py`` prints the summary tables. aiconfigurator
+is NOT needed here. Run::
 
-    .venv/bin/python bench/reference_points.py            # both tables
-    .venv/bin/python bench/reference_points.py --points   # every inference point
+    .venv/bin/python bench/reference_points.py            # every inference point, then runs
+    .venv/bin/python bench/accuracy.py                     # the summary tables
 
-While the engine's modules move (engine/catalog/, engine/physics/), run the pre-refactor
-engine from a scratch copy::
-
-    mkdir -p /tmp/engine-old && git archive 9653881 engine | tar -x -C /tmp/engine-old
-    cd /tmp && PYTHONPATH=/tmp/engine-old /work/main/.venv/bin/python \
-        /work/main/bench/reference_points.py
-
-Acceptance (issue #9): engine / aiconfigurator tokens/s within 0.67-1.5 on >= 90 % of the
-points of every GPU; training within 0.8-1.25 of the published GPU-hours on >= 5 runs.
-How the tables were made and what the engine should do with them: docs/calibration.md.
+Each inference point is run at aiconfigurator's layout, batch, precision and request shape
+(``engine.physics.inference.plan_inference``, the engine's own serving model), so the ratio
+compares the physics, not the layout choice. Acceptance (issue #9): engine / aiconfigurator
+tokens/s within 0.67-1.5 on >= 90 % of the points of every GPU; training within 0.8-1.25 of
+the published GPU-hours on >= 5 runs. How the tables were made: docs/calibration.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import math
 import sys
 import tomllib
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # Run as a script, bench/ comes first on sys.path and bench/engine.py would shadow the
-# package measured: drop it, and fall back to this repository when no engine is on the path.
+# package measured: put the repository root first.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-if not any((Path(p or ".") / "engine" / "__init__.py").exists() for p in sys.path):
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))
+
+from engine.catalog import Catalog, catalog  # noqa: E402
+from engine.catalog.calibration import calibration  # noqa: E402
+from engine.decision import recommend  # noqa: E402
+from engine.physics.comm import Fabric, InNode  # noqa: E402
+from engine.physics.inference import Shape, plan_inference, step_model  # noqa: E402
+from engine.physics.kernels import kernels  # noqa: E402
+from engine.physics.params import count_params  # noqa: E402
+from engine.physics.serving import Serving, serve  # noqa: E402
+from engine.request import SizingRequest  # noqa: E402
+
 MEASURED = ROOT / "engine" / "data" / "measured"
 BAND = (0.67, 1.5)
 TRAIN_BAND = (0.8, 1.25)
-# aiconfigurator precision names -> the engine's (no NVFP4 / FP8-block path in the engine yet)
-PRECISION = {"fp8": "fp8", "bf16": "bf16", "fp8_block": "fp8"}
+# aiconfigurator precision names -> the engine's (DeepSeek's 128x128 block-scaled FP8 is FP8)
+PRECISION = {"fp8": "fp8", "bf16": "bf16", "fp8_block": "fp8", "nvfp4": "nvfp4"}
 
 
-def _load(name: str) -> dict[str, Any]:
+def load(name: str) -> dict[str, Any]:
     with (MEASURED / name).open("rb") as fh:
         return tomllib.load(fh)
 
 
 class Engine:
-    """The engine's throughput and training formulas, through whichever layout imports."""
+    """The engine's serving and training answers on one catalog (default: the packaged)."""
 
-    def __init__(self) -> None:
-        try:  # the pre-refactor layout (engine/throughput.py, engine/comm.py, ...)
-            from engine.comm import Fabric
-            from engine.params import count_params
-            from engine.throughput import plan_inference
+    def __init__(self, cat: Catalog | None = None) -> None:
+        self.cat = cat or catalog()
 
-            from engine.catalog import catalog
-        except ImportError:  # the restructured layout
-            from engine.catalog.load import catalog  # type: ignore[no-redef]
-            from engine.physics.comm import Fabric  # type: ignore[no-redef]
-            from engine.physics.inference import plan_inference  # type: ignore[no-redef]
-            from engine.physics.params import count_params  # type: ignore[no-redef]
-        self.cat = catalog()
-        self.Fabric = Fabric
-        self.count_params = count_params
-        self.plan_inference = plan_inference
+    def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
+        """(one copy's serving figures, node tokens/s, fits) at the point's layout."""
+        cat = self.cat
+        m = cat.model(p["model"])
+        pc = count_params(m)
+        gpu = cat.gpus[p["gpu"]]
+        part = cat.gpus[gpu.calibration]
+        k = kernels(gpu, part, calibration(), cat.policy)
+        intra = cat.links[gpu.in_node_link]
+        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
+        shape = Shape(context=p["context"], isl=p["isl"], osl=p["osl"])
+        prec = PRECISION[p["precision"]]
+        plan = plan_inference(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
+                              kv_precision=p["kv_precision"], concurrency=p["concurrency"],
+                              shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
+                              pp=p["pp"], dp=p["dp"])
+        if plan.serving is not None:
+            return plan.serving, plan.tokens_per_s, True
+        # aiconfigurator sized it with less reserve: time it anyway, say it does not fit
+        sm = step_model(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
+                        kv_precision=p["kv_precision"], tp=p["tp"], pp=p["pp"],
+                        spans_nodes=False, gpus_per_node=p["gpus"])
+        s = serve(sm, cat.policy, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
+        return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
 
-    def inference(self, p: dict[str, Any]) -> Any:
-        m = self.cat.model(p["model"])
-        gpu = self.cat.gpus[p["gpu"]]
-        fabric = self.Fabric(intra=self.cat.links[gpu.in_node_link], inter=None)
-        return self.plan_inference(
-            m, self.count_params(m), gpu, fabric, self.cat.policy,
-            precision=PRECISION[p["precision"]], kv_precision=p["kv_precision"],
-            concurrency=p["concurrency"], context=p["context"], nodes=1,
-            gpus_per_node=p["gpus"], tp=p["tp"], pp=p["pp"], dp=p["dp"],
-        )
-
-    def gpu_hours(self, run: dict[str, Any]) -> float | None:
+    def gpu_hours(self, run: dict[str, Any]) -> float:
         """GPU-hours of the engine's pretraining answer for the run's tokens on its GPU."""
-        try:
-            from engine.decision import recommend
-            from engine.request import SizingRequest
-        except ImportError:
-            return None
-        if not run["model"]:
-            return None
         req = SizingRequest(model=run["model"], workload="pretrain", gpu=run["gpu"],
-                            train_tokens=run["tokens"], interconnect="ib-400",
-                            deadline_days=90)
-        rec = recommend(req, alternatives=False)
-        months = getattr(rec.numbers, "gpu_months", None)
-        return months * self.cat.policy.hours_per_month if months else None
+                            train_tokens=run["tokens"], interconnect="ib-400", deadline_days=90)
+        rec = recommend(req, self.cat, alternatives=False)
+        return (rec.numbers.gpu_months or 0.0) * self.cat.policy.hours_per_month
 
 
-def inference_table(eng: Engine, show_points: bool) -> None:
-    ref = _load("aic_reference.toml")
+def inference_rows(eng: Engine) -> list[dict[str, Any]]:
+    """One row per reference point: the engine's figures and the ratios to aiconfigurator's."""
     rows = []
-    for p in ref["point"]:
-        if p["precision"] not in PRECISION:
-            rows.append((p, None, "engine has no NVFP4 path"))
-            continue
-        try:
-            plan = eng.inference(p)
-        except Exception as exc:
-            rows.append((p, None, f"{type(exc).__name__}: {exc}"))
-            continue
-        rows.append((p, plan, ""))
-    meta = ref["meta"]
-    print(f"Engine vs aiconfigurator {meta.get('aiconfigurator', '?')} (agg, in-flight batching), "
-          f"{len(rows)} points, request shape: {meta.get('request_shape', '')}")
-    if show_points:
-        print(f"\n{'point':<58} {'aic tok/s':>10} {'engine':>9} {'ratio':>6} "
-              f"{'aic TPOT':>9} {'aic step':>9} {'eng step':>9}")
-    per_gpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    skipped = 0
-    for p, plan, why in rows:
-        if plan is None:
-            skipped += 1
-            if show_points:
-                print(f"{p['id']:<58} {p['tokens_per_s_node']:>10.0f}   skipped: {why}")
-            continue
-        ratio = plan.tokens_per_s / p["tokens_per_s_node"]
-        step_ratio = plan.decode_step_ms / p["tpot_ms"] if p["tpot_ms"] else float("nan")
-        per_gpu[p["gpu"]].append((ratio, step_ratio))
-        if show_points:
-            fit = "" if plan.fits else " (engine: does not fit)"
-            print(f"{p['id']:<58} {p['tokens_per_s_node']:>10.0f} {plan.tokens_per_s:>9.0f} "
-                  f"{ratio:>6.2f} {p['tpot_ms']:>8.1f}ms {p['decode_step_ms']:>8.1f}ms "
-                  f"{plan.decode_step_ms:>8.1f}ms{fit}")
-    lo, hi = BAND
-    print(f"\n{'GPU':<22} {'points':>6} {'median':>7} {'min':>6} {'max':>6} "
-          f"{'in band':>8} {'step/TPOT med':>14}")
-    total = inside = 0
-    for gpu, vals in sorted(per_gpu.items()):
-        r = [v[0] for v in vals]
-        s = [v[1] for v in vals]
-        n_in = sum(lo <= x <= hi for x in r)
-        total += len(r)
-        inside += n_in
-        print(f"{gpu:<22} {len(r):>6} {statistics.median(r):>7.2f} {min(r):>6.2f} "
-              f"{max(r):>6.2f} {n_in:>4}/{len(r):<3} {statistics.median(s):>14.2f}")
-    print(f"{'all':<22} {total:>6} {'':>7} {'':>6} {'':>6} {inside:>4}/{total:<3}"
-          f"   ({skipped} skipped: no engine path)")
-    print(f"ratio = engine tokens/s / aiconfigurator tokens/s per node (band {lo}-{hi}); "
-          "step/TPOT = engine decode step / aiconfigurator in-flight TPOT")
+    for p in load("aic_reference.toml")["point"]:
+        s, tps, fits = eng.serving(p)
+        rows.append({
+            "id": p["id"], "gpu": p["gpu"], "moe": p["moe_quant"] != "", "fits": fits,
+            "framework": p["framework"],
+            "aic_tps": p["tokens_per_s_node"], "tps": tps,
+            "tps_ratio": tps / p["tokens_per_s_node"],
+            "step_ratio": s.decode_step_s * 1e3 / p["decode_step_ms"],
+            "tpot_ratio": s.tpot_s * 1e3 / p["tpot_ms"],
+            "step_vs_tpot": s.decode_step_s * 1e3 / p["tpot_ms"],
+            "ttft_ratio": s.ttft_s * 1e3 / p["ttft_ms"],
+            "aic_tpot": p["tpot_ms"], "tpot": s.tpot_s * 1e3,
+            "aic_ttft": p["ttft_ms"], "ttft": s.ttft_s * 1e3,
+        })
+    return rows
 
 
-def training_table(eng: Engine) -> None:
-    runs = _load("training_runs.toml")["run"]
-    lo, hi = TRAIN_BAND
-    print(f"\nPretraining GPU-hours: engine vs published (band {lo}-{hi})")
-    print(f"{'run':<16} {'GPU':<15} {'tokens':>7} {'published':>11} {'engine':>11} {'ratio':>6} "
-          f"{'implied MFU':>11}  status")
-    for run in runs:
-        try:
-            ours = eng.gpu_hours(run)
-        except Exception as exc:
-            ours = None
-            print(f"  ({run['id']}: {type(exc).__name__}: {exc})")
-        ratio = f"{ours / run['gpu_hours']:6.2f}" if ours else "   n/a"
-        cell = f"{ours:11.3g}" if ours else f"{'n/a':>11}"
-        tag = "acceptance" if run["acceptance"] else run["status"]
-        print(f"{run['id']:<16} {run['gpu']:<15} {run['tokens'] / 1e12:>6.2f}T "
-              f"{run['gpu_hours']:>11.3g} {cell} {ratio} {run['implied_mfu_6nd']:>11.3f}  {tag}")
+def training_rows(eng: Engine) -> list[dict[str, Any]]:
+    rows = []
+    for run in load("training_runs.toml")["run"]:
+        if not run["model"]:
+            continue
+        ours = eng.gpu_hours(run)
+        rows.append({"id": run["id"], "gpu": run["gpu"], "tokens": run["tokens"],
+                     "published": run["gpu_hours"], "engine": ours,
+                     "ratio": ours / run["gpu_hours"], "implied_mfu": run["implied_mfu_6nd"],
+                     "acceptance": run["acceptance"], "status": run["status"]})
+    return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--points", action="store_true", help="print every inference point")
     ap.add_argument("--no-training", action="store_true")
     args = ap.parse_args()
     eng = Engine()
-    inference_table(eng, args.points)
-    if not args.no_training:
-        training_table(eng)
+    meta = load("aic_reference.toml")["meta"]
+    print(f"Engine vs aiconfigurator {meta['aiconfigurator']} at aiconfigurator's layouts "
+          f"({meta['request_shape']})")
+    print(f"{'point':<62} {'aic tok/s':>9} {'engine':>8} {'ratio':>6} {'TPOT':>6} "
+          f"{'step':>6} {'TTFT':>6}")
+    for r in inference_rows(eng):
+        note = "" if r["fits"] else "  (engine: does not fit)"
+        print(f"{r['id']:<62} {r['aic_tps']:>9.0f} {r['tps']:>8.0f} {r['tps_ratio']:>6.2f} "
+              f"{r['tpot_ratio']:>6.2f} {r['step_ratio']:>6.2f} {r['ttft_ratio']:>6.2f}{note}")
+    print("ratio = engine / aiconfigurator: output tokens/s per node; TPOT (in-flight time per "
+          "output token); step (decode-only step); TTFT")
+    if args.no_training:
+        return
+    print(f"\n{'run':<16} {'GPU':<15} {'published':>11} {'engine':>11} {'ratio':>6}")
+    for t in training_rows(eng):
+        print(f"{t['id']:<16} {t['gpu']:<15} {t['published']:>11.3g} {t['engine']:>11.3g} "
+              f"{t['ratio']:>6.2f}")
 
 
 if __name__ == "__main__":

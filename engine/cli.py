@@ -5,6 +5,9 @@ one JSON object on stdout (for ``recommend``, the :class:`engine.result.Recommen
 its sentences as messages: id + params); without it, a readable table in ``--lang`` (en or
 fr), rendered from the same messages. Quantities are read by engine/units.py, so ``--context
 6k`` is 6,144 tokens and ``--target-tokens-per-s 6k`` is 6,000 tokens/s, as everywhere else.
+A model outside the catalog: ``--params-b`` (with ``--active-params-b`` for an MoE) or
+``--hf-config path/to/config.json``. Serving targets: ``--per-user-tokens-per-s``,
+``--ttft-s``, ``--requests-per-s`` with ``--prompt-tokens`` / ``--output-tokens``.
 Bad flags or unknown names exit with status 2 and a message that says what was wrong (and the
 nearest catalog names); no traceback.
 """
@@ -22,8 +25,9 @@ from pydantic import ValidationError
 from engine import units
 from engine.catalog import ModelSpec, catalog
 from engine.decision import recommend, terms
+from engine.decision.facts import build_facts
+from engine.decision.models import resolve_model
 from engine.errors import EngineError
-from engine.physics.comm import Fabric
 from engine.physics.memory import (
     activations_per_gpu,
     kv_bytes_per_token,
@@ -31,8 +35,7 @@ from engine.physics.memory import (
     training_state,
     weights_bytes,
 )
-from engine.physics.params import count_params, dense_spec_from_params
-from engine.physics.training import project
+from engine.physics.params import count_params
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.result import VERDICT_IDS, Recommendation
 from engine.units import GB, Kind, Lang
@@ -41,7 +44,7 @@ from engine.wording import Message, msg, render
 __all__ = ["main"]
 
 WORKLOADS = ["inference", *TRAINING]
-PRECISIONS = ["bf16", "fp16", "fp8", "int4"]
+PRECISIONS = ["bf16", "fp16", "fp8", "int4", "nvfp4"]
 
 
 class UsageError(Exception):
@@ -72,7 +75,9 @@ def _whole(kind: Kind) -> Callable[[str], int]:
 _context = _whole(Kind.CONTEXT)
 _count = _whole(Kind.COUNT)
 _rate = _reader(Kind.RATE, unit=r"tok(?:en)?s?/s")
+_requests = _reader(Kind.RATE, unit=r"(?:req(?:uest)?s?/s|rps)")
 _tokens = _reader(Kind.TOKENS, unit=r"tok(?:en)?s?")
+_length = _whole(Kind.CONTEXT)  # tokens per request, like a context: 2k = 2,048
 
 
 def _model_args(p: argparse.ArgumentParser, default: str | None = None) -> None:
@@ -80,7 +85,13 @@ def _model_args(p: argparse.ArgumentParser, default: str | None = None) -> None:
     g.add_argument("--model", default=default,
                    help="catalog id, Hugging Face id or a loose name"
                    + (f" (default {default})" if default else ""))
-    g.add_argument("--params-b", type=float, help="size a dense model from its parameter count")
+    g.add_argument("--params-b", type=float,
+                   help="size a model from its parameter count (dense, or MoE with "
+                   "--active-params-b)")
+    g.add_argument("--hf-config", metavar="PATH",
+                   help="size a model from its Hugging Face config.json")
+    p.add_argument("--active-params-b", type=float,
+                   help="active parameters per token of an MoE given by --params-b")
 
 
 def _output_args(p: argparse.ArgumentParser) -> None:
@@ -97,12 +108,19 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("recommend", help="run the five questions and print the verdict")
     _model_args(r)
     r.add_argument("--workload", choices=WORKLOADS, default="inference")
-    r.add_argument("--precision", choices=PRECISIONS, default="fp8")
+    r.add_argument("--precision", choices=PRECISIONS,
+                   help="weight format (default FP8, or the model's native 4-bit checkpoint)")
     r.add_argument("--no-int4", action="store_true", help="INT4 quality is not acceptable")
-    r.add_argument("--concurrency", type=_count, default=32)
-    r.add_argument("--context", type=_context, default=8192, help="tokens (8k = 8,192)")
+    r.add_argument("--concurrency", type=_count, help="requests at once (default 32)")
+    r.add_argument("--context", type=_context, help="tokens (8k = 8,192; default 8k)")
     r.add_argument("--kv-precision", choices=["bf16", "fp8"], default="bf16")
     r.add_argument("--target-tokens-per-s", type=_rate, help="tokens/s (6k = 6,000)")
+    r.add_argument("--per-user-tokens-per-s", type=_rate,
+                   help="the speed each user must see, tokens/s")
+    r.add_argument("--ttft-s", type=float, help="the first token within this many seconds")
+    r.add_argument("--requests-per-s", type=_requests, help="arrivals per second")
+    r.add_argument("--prompt-tokens", type=_length, help="prompt tokens per request")
+    r.add_argument("--output-tokens", type=_length, help="generated tokens per request")
     r.add_argument("--gpu", default=DEFAULT_GPU)
     r.add_argument("--gpus-per-node", type=int, default=8)
     r.add_argument("--interconnect", default=DEFAULT_INTERCONNECT)
@@ -140,12 +158,34 @@ def _parser() -> argparse.ArgumentParser:
     return root
 
 
+def _hf_config(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise UsageError(f"--hf-config: cannot read {path}: {exc.strerror}") from None
+
+
+def _request(args: argparse.Namespace, **fields: Any) -> SizingRequest:
+    """A SizingRequest from the flags; a bad value exits 2 naming the flag."""
+    fields = {"model": args.model, "params_b": args.params_b,
+              "active_params_b": args.active_params_b,
+              "hf_config": _hf_config(args.hf_config), **fields}
+    try:
+        return SizingRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]).replace("_", "-") if err["loc"] else "input"
+        raise UsageError(f"--{field}: {err['msg']}") from None
+
+
 def _model(args: argparse.Namespace) -> tuple[ModelSpec, list[Message]]:
-    if args.params_b is None and args.model is not None:
-        return catalog().model(args.model), []
-    if args.params_b is None or args.params_b <= 0:
+    if args.params_b is not None and args.params_b <= 0:
         raise UsageError("--params-b must be a positive number of billions")
-    return dense_spec_from_params(args.params_b, catalog().policy.synthetic_max_context)
+    spec, _, _, notes = resolve_model(_request(args), catalog())
+    return spec, list(notes)
 
 
 def _positive(**values: int) -> None:
@@ -155,21 +195,19 @@ def _positive(**values: int) -> None:
 
 
 def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
-    fields = {
-        "model": args.model, "params_b": args.params_b, "workload": args.workload,
-        "precision": args.precision, "allow_int4": not args.no_int4,
-        "concurrency": args.concurrency, "context": args.context,
-        "kv_precision": args.kv_precision, "target_tokens_per_s": args.target_tokens_per_s,
-        "gpu": args.gpu, "gpus_per_node": args.gpus_per_node,
-        "interconnect": args.interconnect, "train_tokens": args.train_tokens,
-        "deadline_days": args.deadline_days,
-    }
-    try:
-        req = SizingRequest.model_validate(fields)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = str(err["loc"][0]).replace("_", "-") if err["loc"] else "input"
-        raise UsageError(f"--{field}: {err['msg']}") from None
+    # a flag left unset is not "given" (SizingRequest's default): the engine may then use a
+    # model's native format, cap a context at its limit, or count the requests in flight
+    req = _request(
+        args, workload=args.workload, precision=args.precision,
+        allow_int4=not args.no_int4, concurrency=args.concurrency,
+        context=args.context, kv_precision=args.kv_precision,
+        target_tokens_per_s=args.target_tokens_per_s,
+        per_user_tokens_per_s=args.per_user_tokens_per_s, ttft_s=args.ttft_s,
+        requests_per_s=args.requests_per_s, prompt_tokens=args.prompt_tokens,
+        output_tokens=args.output_tokens, gpu=args.gpu, gpus_per_node=args.gpus_per_node,
+        interconnect=args.interconnect, train_tokens=args.train_tokens,
+        deadline_days=args.deadline_days,
+    )
     rec = recommend(req, alternatives=not args.no_alternatives)
     return rec.model_dump(mode="json")
 
@@ -184,7 +222,7 @@ def cmd_memory(args: argparse.Namespace) -> dict[str, Any]:
         "params": pc.total,
         "active_params": pc.active,
         "precision": args.precision,
-        "weights_gb": round(weights_bytes(pc, args.precision, pol) / GB, 3),
+        "weights_gb": round(weights_bytes(pc, args.precision, pol, m) / GB, 3),
         "kv_precision": args.kv_precision,
         "kv_bytes_per_token": kv_bytes_per_token(m, args.kv_precision),
         "context": args.context,
@@ -210,16 +248,13 @@ def cmd_scaling(args: argparse.Namespace) -> dict[str, Any]:
             f"--tp x --pp x --dp = {args.tp * args.pp * args.dp} must equal --nodes x "
             f"--gpus-per-node = {args.nodes * args.gpus_per_node}"
         )
-    cat = catalog()
-    m, notes = _model(args)
-    gpu = cat.gpu(args.gpu)
-    link = cat.link(args.interconnect)
-    pc = count_params(m)
-    st = training_state(m, pc, args.workload, cat.policy)
-    fabric = Fabric(cat.links[gpu.in_node_link], link, cat.policy.nics_per_node)
-    plan = project(m, pc, st, gpu, fabric, cat.policy, nodes=args.nodes,
-                   gpus_per_node=args.gpus_per_node, tp=args.tp, pp=args.pp, dp=args.dp,
-                   strategy=args.strategy)
+    facts = build_facts(_request(args, workload=args.workload, gpu=args.gpu,
+                                 gpus_per_node=args.gpus_per_node,
+                                 interconnect=args.interconnect), catalog())
+    m, notes = facts.model, list(facts.assumptions)
+    gpu, link = facts.gpu, facts.link
+    plan = facts.project(nodes=args.nodes, tp=args.tp, pp=args.pp, dp=args.dp,
+                         strategy=args.strategy)
     return {
         "model": m.id, "gpu": gpu.id, "interconnect": link.id, "nodes": args.nodes,
         "gpus_per_node": args.gpus_per_node,

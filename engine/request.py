@@ -3,21 +3,30 @@
 The request is frozen and hashable, so an answer can be memoized on it (a conversation asks
 the same question again on every turn). The types of its fields (workloads, weight and KV
 precisions) are the ones the answer uses, defined once in engine/result.py.
+
+A model is named (``model``: anything the catalog resolves), or described: by its size
+(``params_b``, with ``active_params_b`` for a mixture of experts), by its architecture
+(``arch``, a :class:`engine.catalog.ModelSpec`), or by its Hugging Face ``config.json``
+(``hf_config``: the text, or the parsed dict, kept as canonical JSON so the request stays
+hashable). All are sized by the same code (engine/decision/models.py).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from engine.catalog.schema import ModelSpec
 from engine.result import KVPrecision, Workload
 
 __all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TRAINING", "AskedPrecision", "KVPrecision",
            "SizingRequest", "Workload"]
 
-#: The weight formats a person may ask for (the answer may also use NF4 for QLoRA).
-AskedPrecision = Literal["bf16", "fp16", "fp8", "int4"]
+#: The weight formats a person may ask for (the answer may also use NF4 for QLoRA, and a
+#: model's native format such as MXFP4). NVFP4 needs FP4 tensor cores (Blackwell).
+AskedPrecision = Literal["bf16", "fp16", "fp8", "int4", "nvfp4"]
 TRAINING: tuple[Workload, ...] = ("lora", "qlora", "full-finetune", "pretrain")
 
 DEFAULT_GPU = "rtx-pro-6000-server"
@@ -28,14 +37,21 @@ class SizingRequest(BaseModel):
     """One sizing question. Defaults follow docs/decision-tree.md ("How the engine reads the
     tree").
 
-    ``model`` is anything the catalog resolves (HF id, short id, loose form); without it,
-    ``params_b`` sizes a dense model from its parameter count with stated assumptions.
+    Serving targets, all optional: ``target_tokens_per_s`` (output tokens/s of the whole
+    load), ``per_user_tokens_per_s`` and ``ttft_s`` (what each user must see: bounds the
+    largest batch a copy may take), ``requests_per_s`` (arrivals; with ``prompt_tokens`` and
+    ``output_tokens`` it sets the throughput, and the requests in flight when
+    ``concurrency`` is not given). ``allow_int4`` means "4-bit weights are acceptable"
+    (INT4, NVFP4 or MXFP4, whichever the GPU runs best).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str | None = None
     params_b: float | None = Field(default=None, gt=0, le=100_000)
+    active_params_b: float | None = Field(default=None, gt=0, le=100_000)
+    arch: ModelSpec | None = None
+    hf_config: str | None = Field(default=None, max_length=200_000)
     workload: Workload = "inference"
     precision: AskedPrecision = "fp8"
     allow_int4: bool = True
@@ -43,18 +59,50 @@ class SizingRequest(BaseModel):
     context: int = Field(default=8192, ge=1, le=10_000_000)
     kv_precision: KVPrecision = "bf16"
     target_tokens_per_s: float | None = Field(default=None, gt=0, le=1e9)
+    per_user_tokens_per_s: float | None = Field(default=None, gt=0, le=100_000)
+    ttft_s: float | None = Field(default=None, gt=0, le=3600)
+    requests_per_s: float | None = Field(default=None, gt=0, le=1e6)
+    prompt_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     gpu: str = DEFAULT_GPU
     gpus_per_node: int = Field(default=8, ge=1, le=16)
     interconnect: str = DEFAULT_INTERCONNECT
     train_tokens: float | None = Field(default=None, gt=0, le=1e15)
     deadline_days: float | None = Field(default=None, gt=0, le=3650)
 
+    @field_validator("hf_config", mode="before")
+    @classmethod
+    def _canonical_json(cls, value: Any) -> Any:
+        """A dict or a JSON text, kept as sorted JSON (the request is a hashable key)."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"hf_config is not JSON: {exc.msg}") from None
+        if not isinstance(value, dict):
+            raise ValueError("hf_config must be a config.json object")
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
     @model_validator(mode="after")
     def _has_model(self) -> SizingRequest:
-        if self.model is None and self.params_b is None:
-            raise ValueError("give a model name or a parameter count (params_b)")
+        given = [self.model is not None, self.params_b is not None, self.arch is not None,
+                 self.hf_config is not None]
+        if not any(given):
+            raise ValueError("give a model name, a parameter count (params_b), an "
+                             "architecture (arch) or a config.json (hf_config)")
+        if sum(given) > 1:
+            raise ValueError("give one of model, params_b, arch or hf_config")
+        if self.active_params_b is not None and (
+                self.params_b is None or self.active_params_b > self.params_b):
+            raise ValueError("active_params_b needs params_b, and cannot exceed it")
         return self
 
     @property
     def is_training(self) -> bool:
         return self.workload in TRAINING
+
+    @property
+    def hf_config_dict(self) -> dict[str, Any] | None:
+        return json.loads(self.hf_config) if self.hf_config is not None else None

@@ -12,7 +12,7 @@ tokens per second unless named otherwise.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -38,8 +38,31 @@ VERDICT_IDS: dict[str, str] = {
 }
 
 
+_T = TypeVar("_T", bound="_Out")
+#: Each output model's field defaults (none of them uses a default factory).
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
 class _Out(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+    @classmethod
+    def of(cls: type[_T], **data: Any) -> _T:
+        """Build from values the engine computed itself, without validating them again: the
+        types are checked statically (mypy --strict) and an answer builds dozens of these.
+        The instance state is what ``model_construct`` sets (fields, defaults, the fields
+        given), without its per-field walk. Anything read from outside goes through
+        ``model_validate`` as usual."""
+        defaults = _DEFAULTS.get(cls)
+        if defaults is None:
+            defaults = _DEFAULTS[cls] = {name: f.default for name, f in cls.model_fields.items()
+                                         if not f.is_required()}
+        out = object.__new__(cls)
+        object.__setattr__(out, "__dict__", {**defaults, **data})
+        object.__setattr__(out, "__pydantic_fields_set__", set(data))
+        object.__setattr__(out, "__pydantic_extra__", None)
+        object.__setattr__(out, "__pydantic_private__", None)
+        return out
 
 
 class Layout(_Out):
@@ -100,7 +123,10 @@ class Numbers(_Out):
     """
 
     memory: MemoryPicture | None = Field(None, description="the VRAM picture (bar + free share)")
-    vram_total_gb: float | None = Field(None, description="VRAM of one copy of the deployment")
+    vram_total_gb: float | None = Field(
+        None, description="VRAM of one copy of the deployment, real bytes in decimal GB")
+    vram_nominal_gb: float | None = Field(
+        None, description="the same GPUs' capacity as the vendor sells it (8 x 96 GB = 768 GB)")
     weights_gb: float | None = Field(None, description="one copy of the weights")
     weights_share: float | None = Field(None, description="weights / VRAM of the GPUs holding them")
     kv_bytes_per_token: int | None = Field(None, description="one token, every layer keeping it")
@@ -123,15 +149,21 @@ class Numbers(_Out):
     tpot_ms: float | None = Field(None, description="time per output token a user sees")
     per_user_tokens_per_s: float | None = Field(None, description="1000 / tpot_ms")
     requests_per_s: float | None = Field(None, description="requests/s all copies sustain")
+    decode_step_ms: float | None = Field(
+        None, description="one decode-only step of a copy at its load (no prompt in it)")
     # Training.
     scaling_efficiency: float | None = Field(
         None, description="per-GPU throughput against the ideal (training)"
     )
+    tp_across_nodes_efficiency: float | None = Field(
+        None, description="the same job with tensor parallelism across the nodes (C16)")
     mfu: float | None = Field(None, description="model FLOPs utilisation of the run (training)")
     gpu_months: float | None = Field(None, description="GPU time of the training run")
     days: float | None = Field(None, description="projected wall-clock days (training)")
     gpus_needed: int | None = Field(None, description="GPUs the verdict uses, all copies")
-    min_gpus: int | None = Field(None, description="fewest GPUs of one node the job fits")
+    min_gpus: int | None = Field(
+        None, description="fewest GPUs of one node that do the job (fit, and meet the target, "
+        "bounds or deadline); equals gpus_needed when the answer is sized on them")
 
 
 class StepAnswer(_Out):

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.catalog.names import resolve
+from engine.result import Precision
 
 __all__ = ["MLA", "Catalog", "GPUSpec", "LinkSpec", "ModelSpec", "Policy"]
 
@@ -38,7 +39,7 @@ class ModelSpec(_Entry):
     id: str = Field(description="short id, e.g. llama-3.1-70b")
     name: str = Field(description="display name, e.g. Llama 3.1 70B")
     hf_id: str = Field(description="Hugging Face repo id of the base model")
-    aliases: list[str] = Field(default_factory=list)
+    aliases: tuple[str, ...] = ()
     params_b: float = Field(gt=0, description="published total parameters, billions")
     active_params_b: float | None = Field(default=None, gt=0, description="published active (MoE)")
     layers: int = Field(ge=1)
@@ -79,6 +80,16 @@ class ModelSpec(_Entry):
     sliding_window: int | None = Field(default=None, ge=1)
     swa_layers: int = Field(default=0, ge=0, description="layers limited to the sliding window")
     max_context: int = Field(ge=1)
+    native_precision: Precision | None = Field(
+        default=None,
+        description="the weight format the publisher ships the checkpoint in, when it is not "
+        "16-bit (gpt-oss: MXFP4); sized in it unless another precision is asked",
+    )
+    native_quantized: Literal["all", "experts"] = Field(
+        default="all",
+        description="which weights the native format covers: all, or the routed experts only "
+        "(gpt-oss keeps attention, embeddings and router in BF16)",
+    )
     released: str | None = None
     active_excludes_input_embedding: bool = Field(
         default=False,
@@ -126,7 +137,15 @@ class _Hardware(_Entry):
 class GPUSpec(_Hardware):
     """One accelerator: memory, bandwidth, dense tensor throughput, and how it is built."""
 
-    memory_gb: float = Field(gt=0)
+    memory_gb: float = Field(gt=0, description="capacity as the vendor sells it ('96 GB')")
+    memory_unit: Literal["GiB", "GB"] = Field(
+        description="what the vendor's figure means: GiB (2^30 B, what the card holds) or GB")
+    memory_source: str = Field(min_length=1, description="why memory_unit is what it is")
+    calibration: str = Field(
+        description="the GPU whose measured curves (engine/data/calibration.toml) this one "
+        "uses: its own id when measured, else the closest measured part")
+    calibration_note: str | None = Field(
+        default=None, description="why that part is the closest (required when not itself)")
     mem_bw_gbs: float = Field(gt=0, description="memory bandwidth, GB/s")
     bf16_tflops: float = Field(gt=0, description="dense BF16 tensor TFLOPS (FP32 accumulate)")
     fp8_tflops: float | None = Field(
@@ -139,6 +158,17 @@ class GPUSpec(_Hardware):
     in_node_link: str = Field(description="link id used between GPUs of one node")
     power_w: float = Field(gt=0)
     vendor_builds: bool = Field(description="the vendor sells servers with it (else compare only)")
+
+    @model_validator(mode="after")
+    def _calibration_explained(self) -> GPUSpec:
+        if self.calibration != self.id and not self.calibration_note:
+            raise ValueError("a GPU calibrated on another part needs a calibration_note")
+        return self
+
+    @property
+    def memory_bytes(self) -> float:
+        """What one card holds, in bytes."""
+        return self.memory_gb * (2.0**30 if self.memory_unit == "GiB" else 1e9)
 
 
 class LinkSpec(_Hardware):
@@ -172,12 +202,26 @@ class Policy(_Entry):
     activation_ckpt_bytes: float = Field(gt=0)
     activation_layer_bytes: float = Field(gt=0)
     logits_bytes: float = Field(gt=0)
-    mfu_train: float = Field(gt=0, le=1)
-    mfu_decode: float = Field(gt=0, le=1)
-    mfu_prefill: float = Field(gt=0, le=1)
-    hbm_efficiency: float = Field(gt=0, le=1)
+    nvfp4_block: int = Field(ge=1)
+    nvfp4_scale_bits: int = Field(ge=0)
+    mxfp4_block: int = Field(ge=1)
+    mxfp4_scale_bits: int = Field(ge=0)
+    # Training: the measured GEMM rate a step sustains, and what scale costs.
+    train_gemm_share: float = Field(gt=0, le=1)
+    failures_per_gpu_hour: float = Field(ge=0)
+    hours_lost_per_failure: float = Field(ge=0)
+    frontier_nics_per_gpu: float = Field(gt=0)
     tp_comm_overlap: float = Field(ge=0, lt=1)
     dp_comm_overlap: float = Field(ge=0, lt=1)
+    # Serving: aiconfigurator's in-flight batching model and its memory-op rule.
+    elementwise_latency_us: float = Field(ge=0)
+    elementwise_bw_share: float = Field(gt=0, le=1)
+    elementwise_ops_per_layer: int = Field(ge=0)
+    tpot_drain_steps: float = Field(ge=0)
+    ttft_queue_base: float = Field(ge=1)
+    ttft_queue_slope: float = Field(ge=0)
+    ttft_queue_max: float = Field(ge=1)
+    comfortable_tokens_per_s: float = Field(gt=0)
     output_share: float = Field(gt=0, lt=1)
     nics_per_node: int = Field(ge=1)
     max_cluster_nodes: int = Field(ge=2)

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from engine.catalog.calibration import calibration
 from engine.catalog.load import catalog
 from engine.catalog.schema import Catalog
+from engine.decision import memo
 from engine.decision.alternatives import alternatives as other_options
-from engine.decision.facts import build_facts, max_context
+from engine.decision.facts import build_facts
+from engine.decision.models import max_context
 from engine.decision.trap import decided
+from engine.physics.inference import clear_steps
+from engine.physics.kernels import kernels
 from engine.request import SizingRequest
-from engine.result import Recommendation
+from engine.result import KVPrecision, Precision, Recommendation
 
-__all__ = ["clear_cache", "max_context", "recommend"]
+__all__ = ["clear_cache", "max_context", "recommend", "warm"]
 
 
 def recommend(
@@ -55,6 +60,31 @@ def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommen
     return rec
 
 
-def clear_cache() -> None:
-    """Forget the memoized answers (benchmarks measure the computed path with it)."""
+def warm(cat: Catalog | None = None) -> None:
+    """Build every GPU's kernel curves and every link's collective curves now (a process
+    otherwise builds each on first use: tens of milliseconds spread over the first answers
+    that touch a GPU). For a server's start-up and for benchmarks of the steady state."""
+    cat = cat or catalog()
+    cal = calibration()
+    for gpu in cat.gpus.values():
+        k = kernels(gpu, cat.gpus[gpu.calibration], cal, cat.policy)
+        precisions: tuple[Precision, ...] = ("bf16", "fp8", "int4", "nvfp4", "mxfp4")
+        for prec in precisions:
+            k.gemm(prec)
+            k.moe(prec)
+        k.lm_head()
+        kvs: tuple[KVPrecision, ...] = ("bf16", "fp8")
+        for kv in kvs:
+            k.attention(kv, kv)
+        build_facts(SizingRequest(params_b=1.0, gpu=gpu.id), cat)  # its link's curves
+
+
+def clear_cache(*, physics: bool = False) -> None:
+    """Forget the memoized answers (benchmarks measure the computed path with it); with
+    ``physics``, also the plan searches, step models and step times kept across requests
+    (engine/decision/memo.py, engine/physics/inference.py: the cold path, where only the
+    loaded catalog and calibration remain)."""
     _recommend_packaged.cache_clear()
+    if physics:
+        clear_steps()
+        memo.clear()

@@ -5,7 +5,8 @@ instance (TP inside each node, PP across) holds the weights and the KV cache (C1
 copies of that cluster when a throughput target needs more. Training: the fewest nodes whose
 best layout holds the sharded state and finishes before the deadline (C10), with the
 projected scaling efficiency and, under 60 %, the advice to rethink (C16). Every multi-node
-answer states the operational tax (C18).
+answer states the operational tax (C18) and what tensor parallelism across the nodes, the
+layout a customer may expect, would give beside the one chosen (C16, :func:`tp_across`).
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ import math
 from engine.decision import evidence, terms
 from engine.decision.facts import Facts
 from engine.decision.figures import serving, trained
+from engine.decision.int4 import FOUR_BIT, four_bit, quality_caveat
 from engine.decision.outcome import StepOutcome
 from engine.decision.picture import held_per_gpu
-from engine.physics.inference import InferencePlan
+from engine.physics.comm import Fabric
+from engine.physics.inference import InferencePlan, step_model
+from engine.physics.serving import serve
 from engine.physics.training import TrainingPlan
 from engine.request import SizingRequest
 from engine.result import Precision, StepAnswer
 from engine.wording import Message, msg
 
 __all__ = ["MULTI_NODE_TAX", "answer", "precisions", "question", "replicated",
-           "smallest_cluster"]
+           "smallest_cluster", "tp_across", "tp_across_serving"]
 
 #: The operational tax of crossing the node boundary (C18), said by every multi-node answer.
 MULTI_NODE_TAX: tuple[Message, ...] = (
@@ -41,20 +45,20 @@ def question(facts: Facts) -> Message:
     return msg("question.step4", max_nodes=facts.policy.max_cluster_nodes)
 
 
-def precisions(request: SizingRequest) -> list[Precision]:
-    """The weight formats serving may use: the person's, then INT4 if allowed."""
-    out: list[Precision] = [request.precision]
-    if request.allow_int4 and request.precision != "int4":
-        out.append("int4")
+def precisions(facts: Facts) -> list[Precision]:
+    """The weight formats serving may use: the sized one, then 4-bit if allowed."""
+    out: list[Precision] = [facts.precision]
+    if facts.request.allow_int4 and facts.precision not in FOUR_BIT:
+        out.append(four_bit(facts))
     return out
 
 
 def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
     """(nodes, plan, copies): the fewest nodes whose one multi-node instance holds the model,
     and the copies of it a throughput target needs."""
-    target = facts.request.target_tokens_per_s
+    target = facts.target
     for nodes in range(2, facts.policy.max_cluster_nodes + 1):
-        for prec in precisions(facts.request):
+        for prec in precisions(facts):
             plan, _ = facts.inference(prec, nodes)
             if plan is not None:
                 copies = 1
@@ -70,13 +74,49 @@ def replicated(facts: Facts, node_plan: TrainingPlan, nodes: int) -> TrainingPla
                          dp=node_plan.dp * nodes, strategy=node_plan.strategy)
 
 
+def tp_across(facts: Facts, plan: TrainingPlan, fabric: Fabric | None = None
+              ) -> tuple[float, tuple[Message, ...]]:
+    """C16: the same job with tensor parallelism spanning two nodes (TP = two nodes' GPUs,
+    data parallel over the rest), its projected efficiency, and what the answer says of
+    it: the comparison, and the article's advice when it falls under the efficiency floor."""
+    n = min(plan.gpus, 2 * plan.gpus_per_node)
+    dp = max(1, plan.gpus // n)
+    across = facts.project(nodes=n * dp // plan.gpus_per_node, tp=n, pp=1, dp=dp,
+                           gpus_per_node=plan.gpus_per_node, fabric=fabric)
+    pol = facts.policy
+    said = [msg("caveat.tp_across", tp=n, link=facts.link.name, efficiency=across.efficiency,
+                chosen=plan.efficiency, layout=terms.training_layout(plan))]
+    if across.efficiency < pol.efficiency_floor:
+        said.append(msg("caveat.tp_across_rethink", efficiency=across.efficiency,
+                        floor=pol.efficiency_floor))
+    return across.efficiency, tuple(said)
+
+
+def tp_across_serving(facts: Facts, plan: InferencePlan) -> tuple[float, tuple[Message, ...]]:
+    """C16 for serving: one instance with TP spanning two nodes (and PP over the rest, if
+    more), its tokens/s against the chosen layout's."""
+    n = min(plan.nodes, 2) * plan.gpus_per_node
+    pp = max(1, plan.nodes * plan.gpus_per_node // n)
+    sm = step_model(facts.model, facts.params, facts.kernels, facts.fabric, facts.policy,
+                    precision=plan.precision, kv_precision=plan.kv_precision, tp=n, pp=pp,
+                    spans_nodes=True, gpus_per_node=plan.gpus_per_node)
+    across = serve(sm, facts.policy, plan.concurrency, facts.shape.isl, facts.shape.osl)
+    share = across.tokens_per_s / plan.tokens_per_s if plan.tokens_per_s else 0.0
+    said = [msg("caveat.tp_across_serving", tp=n, link=facts.link.name, share=share,
+                layout=terms.inference_layout(plan))]
+    if share < facts.policy.efficiency_floor:
+        said.append(msg("caveat.tp_across_rethink", efficiency=share,
+                        floor=facts.policy.efficiency_floor))
+    return share, tuple(said)
+
+
 def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     q = question(facts)
     found = smallest_cluster(facts)
     if found is None:
         because = msg("evidence.no_cluster", load=terms.load(facts),
                       hardware=terms.hardware(facts, facts.policy.max_cluster_nodes))
-        return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
+        return StepOutcome(StepAnswer.of(step=4, question=q, answer="no", because=because))
     nodes, plan, copies = found
     deployment = serving(facts, "multi_node", plan, nodes=nodes,
                          replicas=copies if copies > 1 else None, copies=copies)
@@ -89,15 +129,20 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     assumptions: tuple[Message, ...] = ()
     if copies > 1:
         because = msg("evidence.cluster_copies", cluster=because, copies=copies,
-                      target=request.target_tokens_per_s)
+                      target=facts.target)
         assumptions = (msg("assumption.target_clusters", copies=copies,
                            load=terms.load(facts)),)
     caveats: list[Message] = []
-    if plan.precision == "int4" and request.precision != "int4":
-        caveats.append(msg("caveat.cluster_int4", precision=terms.precision(request.precision)))
+    if plan.precision != facts.precision:
+        caveats.append(msg("caveat.cluster_int4", precision=terms.precision(facts.precision),
+                           format=terms.precision(plan.precision)))
+        caveats.extend(quality_caveat(facts, plan.precision))
     caveats.append(msg("caveat.serving_across_nodes"))
+    share, said = tp_across_serving(facts, plan)
+    caveats.extend(said)
     caveats.extend(MULTI_NODE_TAX)
-    return StepOutcome(StepAnswer(step=4, question=q, answer="yes", because=because),
+    deployment = deployment.with_numbers(tp_across_nodes_efficiency=round(share, 3))
+    return StepOutcome(StepAnswer.of(step=4, question=q, answer="yes", because=because),
                        deployment, caveats=tuple(caveats), assumptions=assumptions)
 
 
@@ -105,38 +150,46 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     pol, q = facts.policy, question(facts)
     if facts.training(1)[0] is not None:  # the state fits one node: time, not size, is short
         because = msg("evidence.train_compute_bound", nodes=pol.max_cluster_nodes)
-        return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
-    first_fit: TrainingPlan | None = None
+        return StepOutcome(StepAnswer.of(step=4, question=q, answer="no", because=because))
+    first_fit: int | None = None
     tokens, deadline = facts.train_tokens, facts.deadline_days
     for nodes in range(2, pol.max_cluster_nodes + 1):
+        if facts.ideal_days(nodes * facts.gpn) > deadline:
+            # even at perfect efficiency it is late: only whether it fits matters
+            if first_fit is None and facts.training_fits(nodes):
+                first_fit = nodes
+            continue
         plan, _ = facts.training(nodes)
         if plan is None:
             continue
-        first_fit = first_fit or plan
+        first_fit = first_fit or nodes
         if plan.days(tokens) > deadline:
             continue
         because = msg("evidence.train_cluster", hardware=terms.hardware(facts, nodes),
                       link=facts.link.name, state=facts.state.total,
                       layout=terms.training_layout(plan), per_gpu=held_per_gpu(plan),
-                      tokens=tokens,
-                      days=plan.days(tokens), efficiency=plan.efficiency)
+                      tokens=tokens, days=plan.days(tokens), efficiency=plan.efficiency)
         caveats: list[Message] = []
         if plan.efficiency < pol.efficiency_floor:
             caveats.append(msg("caveat.rethink", efficiency=plan.efficiency,
                                floor=pol.efficiency_floor))
+        across, said = tp_across(facts, plan)
+        caveats.extend(said)
         if facts.link.needs_dedicated_fabric is False:
             caveats.append(msg("caveat.not_infiniband", link=facts.link.name))
         caveats.extend(MULTI_NODE_TAX)
-        return StepOutcome(StepAnswer(step=4, question=q, answer="yes", because=because),
-                           trained(facts, "multi_node", plan), caveats=tuple(caveats))
+        deployment = trained(facts, "multi_node", plan).with_numbers(
+            tp_across_nodes_efficiency=round(across, 3))
+        return StepOutcome(StepAnswer.of(step=4, question=q, answer="yes", because=because),
+                           deployment, caveats=tuple(caveats))
     if first_fit is None:
         because = msg("evidence.train_no_cluster", state=facts.state.total,
                       hardware=terms.hardware(facts, pol.max_cluster_nodes))
     else:
         because = msg("evidence.train_cluster_late", deadline=deadline,
-                      hardware=terms.hardware(facts, first_fit.nodes),
+                      hardware=terms.hardware(facts, first_fit),
                       max_nodes=pol.max_cluster_nodes)
-    return StepOutcome(StepAnswer(step=4, question=q, answer="no", because=because))
+    return StepOutcome(StepAnswer.of(step=4, question=q, answer="no", because=because))
 
 
 def answer(request: SizingRequest, facts: Facts) -> StepOutcome:

@@ -1,9 +1,12 @@
-"""The evidence a serving step quotes: why a layout fits one node (or a cluster), or why not.
+"""The evidence a serving step quotes: why a layout fits one node (or a cluster), or why not,
+and what it serves against the targets a person gave.
 
 The figures come from the VRAM picture (engine/decision/picture.py), so what a step says is
 used and free is what the face's bar draws. A "no" is explained with the layout that came
 closest to fitting: either the weights break the article's 70 % rule (C2) or they fit and
-the work does not ("room for the weights, not for the work", C4).
+the work does not ("room for the weights, not for the work", C4); or it fits and falls short
+of a target, and the evidence names which one decided: the throughput, the per-user speed or
+the time to first token.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from engine.physics.inference import InferencePlan
 from engine.result import Precision
 from engine.wording import Message, Param, msg
 
-__all__ = ["fit", "miss", "nearest_miss", "rate"]
+__all__ = ["asks", "fit", "miss", "nearest_miss", "rate", "shortfall"]
 
 
 def fit(facts: Facts, plan: InferencePlan) -> Message:
@@ -33,19 +36,50 @@ def fit(facts: Facts, plan: InferencePlan) -> Message:
                copy_vram=seg.vram_gb / plan.dp, **common)
 
 
+def asks(facts: Facts) -> Message | None:
+    """What the request asks beyond fitting, as one phrase for the question (or None)."""
+    parts: list[Message] = []
+    if facts.target:
+        parts.append(msg("target.rate", target=facts.target))
+    if facts.bounds.tokens_per_s is not None:
+        parts.append(msg("target.per_user", speed=facts.bounds.tokens_per_s))
+    if facts.bounds.ttft_s is not None:
+        parts.append(msg("target.ttft", ttft=facts.bounds.ttft_s))
+    return msg("target.all", parts=parts) if parts else None
+
+
+def shortfall(facts: Facts, plan: InferencePlan) -> Message | None:
+    """The first target ``plan`` misses (throughput, per-user speed, first token), or None."""
+    if facts.target and plan.tokens_per_s < facts.target:
+        return msg("evidence.short_rate", tokens_per_s=plan.tokens_per_s, target=facts.target)
+    speed = facts.bounds.tokens_per_s
+    if speed is not None and plan.per_user_tokens_per_s < speed:
+        return msg("evidence.short_user", per_user=plan.per_user_tokens_per_s, speed=speed,
+                   per_copy=plan.per_copy)
+    ttft = facts.bounds.ttft_s
+    if ttft is not None and plan.ttft_s > ttft:
+        return msg("evidence.short_ttft", ttft=plan.ttft_s, bound=ttft, per_copy=plan.per_copy)
+    return None
+
+
 def rate(facts: Facts, plan: InferencePlan, evidence: Message) -> Message:
-    """The evidence, then the tokens/s, and whether they fall short of the target."""
-    target = facts.request.target_tokens_per_s
-    if target and plan.tokens_per_s < target:
-        return msg("evidence.slow", fit=evidence, tokens_per_s=plan.tokens_per_s,
-                   target=target)
-    return msg("evidence.rate", fit=evidence, tokens_per_s=plan.tokens_per_s)
+    """The evidence, then what the layout serves, and the target it misses if any."""
+    served = msg("evidence.served", tokens_per_s=plan.tokens_per_s,
+                 per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s,
+                 requests_per_s=plan.requests_per_s)
+    short = shortfall(facts, plan)
+    if short is not None:
+        return msg("evidence.slow", fit=evidence, served=served, short=short)
+    if asks(facts) is not None:
+        return msg("evidence.meets", fit=evidence, served=served, asks=asks(facts))
+    return msg("evidence.rate", fit=evidence, served=served)
 
 
 def nearest_miss(plans: list[InferencePlan]) -> InferencePlan:
     """The layout that came closest to fitting (least VRAM used), to explain a 'no'."""
     whole = [p for p in plans if p.dp == 1 and p.tp * p.pp == p.nodes * p.gpus_per_node]
     pool = whole or plans
+
     def used(p: InferencePlan) -> float:
         vram, weights, kv, reserve = inference_bytes(p)
         return (weights + kv + reserve) / vram

@@ -3,7 +3,12 @@
 Serving: the GPUs the weights and the KV cache need, against the 70 % rule, and the advice
 of an SXM/NVLink system or a hosted API. Training (typically pretraining a 70B+ from scratch,
 C12): the GPU-months of the run and the GPUs that finish it before the deadline, or hold its
-state, whichever is more; on PCIe GPUs, 2-3x slower than on SXM (C17).
+state, whichever is more. The run is projected at that scale, not at a small cluster's: the
+best layout over those GPUs with one NIC per GPU (a frontier fabric), its data-parallel
+all-reduce across every node and its pipeline bubbles computed (engine/physics/training.py),
+and the time lost to interruptions at that GPU count (goodput); the GPU count and the
+efficiency are solved together, since each depends on the other. On PCIe GPUs the
+tensor-parallel traffic makes it slower than on SXM (C17).
 """
 
 from __future__ import annotations
@@ -11,30 +16,36 @@ from __future__ import annotations
 import math
 
 from engine.decision import terms
-from engine.decision.cluster import MULTI_NODE_TAX, replicated
+from engine.decision.cluster import MULTI_NODE_TAX, tp_across
 from engine.decision.facts import Facts
-from engine.decision.figures import gpu_months, round_gb
+from engine.decision.figures import gpu_months, nominal_gb, round_gb
 from engine.decision.outcome import Deployment, StepOutcome
 from engine.decision.picture import picture
+from engine.physics.comm import Fabric
 from engine.physics.memory import (
     activations_per_gpu,
     kv_bytes_per_token,
     kv_cache_bytes,
     weights_bytes,
 )
-from engine.physics.training import TrainingPlan
+from engine.physics.training import TrainingPlan, goodput
 from engine.request import SizingRequest
 from engine.result import Layout, Numbers, StepAnswer
-from engine.wording import msg
+from engine.wording import Message, msg
 
-__all__ = ["answer"]
+__all__ = ["answer", "at_scale", "frontier_fabric"]
 
 _QUESTION = msg("question.step5")
+#: Rounds of the GPU count <-> efficiency fixed point, and the change under which it has
+#: settled (the efficiency moves by well under 1 % for a 2 % change of the GPU count).
+_ROUNDS = 3
+_SETTLED = 0.02
 
 
 def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     pol, gpn = facts.policy, facts.gpn
-    w = weights_bytes(facts.params, request.precision, pol)
+    prec = facts.precision
+    w = weights_bytes(facts.params, prec, pol, facts.model)
     kv = kv_cache_bytes(facts.model, request.kv_precision, request.context,
                         request.concurrency, gpn)
     per_gpu = facts.gpu_bytes - facts.reserve_bytes
@@ -43,9 +54,10 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     vram = nodes * facts.node_bytes
     pic = picture(vram=vram, weights=w, work=kv, work_kind="kv_cache",
                   reserve=facts.reserve_bytes * nodes * gpn, scope_nodes=nodes)
-    numbers = Numbers(
+    numbers = Numbers.of(
         memory=pic,
         vram_total_gb=round_gb(vram),
+        vram_nominal_gb=nominal_gb(facts, nodes * gpn),
         weights_gb=round_gb(w),
         weights_share=round(w / vram, 4),
         kv_bytes_per_token=kv_bytes_per_token(facts.model, request.kv_precision),
@@ -53,69 +65,121 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
         free_share=round(pic.per_copy.free_share, 4),
         gpus_needed=gpus,
     )
-    because = msg("evidence.frontier_serving", precision=terms.precision(request.precision),
+    because = msg("evidence.frontier_serving", precision=terms.precision(prec),
                   weights=w, kv=kv, gpus=gpus, nodes=nodes, max_nodes=pol.max_cluster_nodes)
-    deployment = Deployment(verdict="frontier", precision=request.precision,
-                            layout=Layout(tp=gpn, pp=nodes, dp=1), nodes=nodes, replicas=None,
+    deployment = Deployment(verdict="frontier", precision=prec,
+                            layout=Layout.of(tp=gpn, pp=nodes, dp=1), nodes=nodes, replicas=None,
                             crosses_nodes=True, numbers=numbers)
-    return StepOutcome(StepAnswer(step=5, question=_QUESTION, answer="yes", because=because),
+    return StepOutcome(StepAnswer.of(step=5, question=_QUESTION, answer="yes", because=because),
                        deployment, caveats=(msg("caveat.frontier_serving"), *MULTI_NODE_TAX))
 
 
-def _reference_plan(facts: Facts) -> TrainingPlan | None:
-    """The largest small cluster's plan, whose efficiency prices the run."""
-    top = facts.policy.max_cluster_nodes
-    one, _ = facts.training(1)
-    if one is not None:
-        return replicated(facts, one, top)
-    plan, _ = facts.training(top)
-    return plan
+def frontier_fabric(facts: Facts) -> Fabric:
+    """The request's links with ``frontier_nics_per_gpu`` NICs per GPU (a frontier cluster)."""
+    f = facts.fabric
+    nics = max(1, round(facts.policy.frontier_nics_per_gpu * facts.gpn))
+    return Fabric(intra=f.intra, inter=f.inter, nics_per_node=nics, in_node=f.in_node)
+
+
+#: Pipeline depths a frontier run is laid out with (TP fills each node; data parallelism takes
+#: the rest, the node count rounded up to a whole number of pipelines: a real cluster takes
+#: a few more nodes rather than a prime number of them with data parallelism alone).
+_PIPELINES = (1, 2, 4, 8, 16, 32)
+
+
+def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
+    """The most efficient training layout over about ``gpus`` GPUs on a frontier fabric: TP
+    inside each node, a pipeline of 1 to 32 stages, data parallelism over the rest (ZeRO-2,
+    or FSDP when ZeRO-2 does not fit)."""
+    gpn = facts.gpn
+    nodes = max(1, math.ceil(gpus / gpn))
+    fabric = frontier_fabric(facts)
+    best: TrainingPlan | None = None
+    for pp in _PIPELINES:
+        if pp > facts.model.layers or (pp > nodes and pp > 1):
+            break
+        dp = math.ceil(nodes / pp)
+        for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
+            plan = facts.project(nodes=pp * dp, tp=gpn, pp=pp, dp=dp, strategy=strategy,
+                                 fabric=fabric)
+            if plan.fits:
+                if best is None or plan.efficiency > best.efficiency:
+                    best = plan
+                break  # FSDP only when ZeRO-2 does not fit
+    return best
+
+
+def _memory_floor(facts: Facts) -> int:
+    """GPUs the training state needs, sharded, with TP inside each node."""
+    pol = facts.policy
+    acts = activations_per_gpu(facts.model, pol, facts.gpn)
+    room = facts.gpu_bytes * pol.training_state_max_share - facts.reserve_bytes - acts
+    return math.ceil(facts.state.total / room) if room > 0 else facts.gpn
 
 
 def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     pol, gpn, state = facts.policy, facts.gpn, facts.state
-    plan = _reference_plan(facts)
     deadline = facts.deadline_days
-    eff = plan.efficiency if plan is not None else 1.0
-    months = gpu_months(facts, eff)
-    for_time = math.ceil(months * pol.hours_per_month / (deadline * 24.0))
-    # Memory sets a floor too: the state must fit, sharded, with TP inside each node.
-    acts = activations_per_gpu(facts.model, pol, gpn)
-    room = facts.gpu_bytes * pol.training_state_max_share - facts.reserve_bytes - acts
-    for_memory = math.ceil(state.total / room) if room > 0 else for_time
-    gpus = max(for_time, for_memory, 1)
+    for_memory = _memory_floor(facts)
+    plan: TrainingPlan | None = None
+    months = gpu_months(facts, 1.0)
+    # start at the count perfect scaling would need, then let the efficiency move it
+    gpus = max(for_memory, gpn, math.ceil(months * pol.hours_per_month / (deadline * 24.0)))
+    for _ in range(_ROUNDS):
+        plan = at_scale(facts, gpus)
+        eff = plan.efficiency if plan is not None else 1.0
+        months = gpu_months(facts, eff, gpus)
+        for_time = math.ceil(months * pol.hours_per_month / (deadline * 24.0))
+        wanted = max(for_time, for_memory, 1)
+        if abs(wanted - gpus) <= _SETTLED * gpus:
+            break
+        gpus = wanted
+    gpus = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)), for_memory, 1)
     nodes = math.ceil(gpus / gpn)
-    why = (msg("reason.deadline", deadline=deadline) if for_time >= for_memory
+    why = (msg("reason.deadline", deadline=deadline) if gpus > for_memory
            else msg("reason.state", state=state.total))
     because = msg("evidence.frontier_training", tokens=facts.train_tokens, gpu_months=months,
                   gpu=facts.gpu.name, why=why, gpus=gpus, nodes=nodes)
     advice = msg("caveat.advice_pretrain" if request.workload == "pretrain"
                  else "caveat.advice_finetune")
+    eff = plan.efficiency if plan is not None else 1.0
     if plan is not None:
-        layout = Layout(tp=plan.tp, pp=plan.pp, dp=max(1, gpus // (plan.tp * plan.pp)))
+        layout = Layout.of(tp=plan.tp, pp=plan.pp, dp=max(1, gpus // (plan.tp * plan.pp)))
     else:
-        layout = Layout(tp=gpn, pp=1, dp=max(1, nodes))
+        layout = Layout.of(tp=gpn, pp=1, dp=max(1, nodes))
+    acts = activations_per_gpu(facts.model, pol, gpn)
     vram = nodes * facts.node_bytes
     pic = picture(vram=vram, weights=state.weights,
                   work=state.total - state.weights + acts * gpus, work_kind="training_state",
                   reserve=facts.reserve_bytes * nodes * gpn, scope_nodes=nodes)
     acts_plan = plan.activations_per_gpu * plan.gpus if plan is not None else 0.0
-    numbers = Numbers(
+    kept = goodput(gpus, pol)
+    caveats: list[Message] = [msg("caveat.frontier_training", gpus=gpus, advice=advice)]
+    across_eff = None
+    if plan is not None and plan.nodes > 1 and plan.tp * plan.pp < plan.gpus:
+        across_eff, said = tp_across(facts, plan, frontier_fabric(facts))
+        caveats.extend(said)
+    numbers = Numbers.of(
         memory=pic,
         vram_total_gb=round_gb(vram),
+        vram_nominal_gb=nominal_gb(facts, nodes * gpn),
         weights_gb=round_gb(2.0 * facts.params.total),
         training_state_gb=round_gb(state.total + acts_plan),
         free_share=round(pic.per_copy.free_share, 4),
-        scaling_efficiency=round(eff, 3),
+        scaling_efficiency=round(eff * kept, 3),
+        tp_across_nodes_efficiency=round(across_eff, 3) if across_eff is not None else None,
+        mfu=round(facts.mfu * eff * kept, 3),
         gpu_months=round(months, 1),
         days=round(deadline, 1),
         gpus_needed=gpus,
     )
     deployment = Deployment(verdict="frontier", precision="bf16", layout=layout, nodes=nodes,
                             replicas=None, crosses_nodes=True, numbers=numbers, plan=plan)
-    caveats = (msg("caveat.frontier_training", gpus=gpus, advice=advice), *MULTI_NODE_TAX)
-    return StepOutcome(StepAnswer(step=5, question=_QUESTION, answer="yes", because=because),
-                       deployment, caveats=caveats)
+    assumptions = (msg("assumption.frontier_scale", nics=pol.frontier_nics_per_gpu,
+                       link=facts.link.name, goodput=kept, gpus=gpus),)
+    return StepOutcome(StepAnswer.of(step=5, question=_QUESTION, answer="yes", because=because),
+                       deployment, caveats=(*caveats, *MULTI_NODE_TAX),
+                       assumptions=assumptions)
 
 
 def answer(request: SizingRequest, facts: Facts) -> StepOutcome:

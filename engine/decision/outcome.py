@@ -8,7 +8,7 @@ tree (engine/decision/tree.py) turns the first yes into the recommendation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.physics.inference import InferencePlan
 from engine.physics.training import TrainingPlan
@@ -36,6 +36,10 @@ class Deployment:
     crosses_nodes: bool
     numbers: Numbers
     plan: InferencePlan | TrainingPlan | None = None
+
+    def with_numbers(self, **update: object) -> Deployment:
+        """The same deployment with some numbers filled in (e.g. the C16 comparison)."""
+        return replace(self, numbers=self.numbers.model_copy(update=update))
 
     @property
     def total_nodes(self) -> int:

@@ -41,10 +41,10 @@ def picture(
     runtime ``reserve``. The segments are in GB, rounded to the MB.
     """
     def seg(n: int) -> Segments:
-        return Segments(vram_gb=_gb(vram * n), weights_gb=_gb(weights * n),
+        return Segments.of(vram_gb=_gb(vram * n), weights_gb=_gb(weights * n),
                         work_gb=_gb(work * n), work=work_kind, reserve_gb=_gb(reserve * n))
 
-    return MemoryPicture(scope_nodes=scope_nodes, copies=copies, per_copy=seg(1),
+    return MemoryPicture.of(scope_nodes=scope_nodes, copies=copies, per_copy=seg(1),
                          total=seg(copies))
 
 
@@ -59,8 +59,8 @@ def inference_bytes(plan: InferencePlan) -> tuple[float, float, float, float]:
 def inference_picture(plan: InferencePlan, copies: int = 1) -> MemoryPicture:
     """A serving plan: its ``dp`` copies of the weights, its KV cache, its reserve.
 
-    Memoized (a plan is frozen): the evidence, the numbers and the runner-up of one answer
-    draw the same plan's picture."""
+    Memoized by the plan's identity (a plan never changes once built): the evidence, the
+    numbers and the runner-up of one answer draw the same plan's picture."""
     vram, weights, kv, reserve = inference_bytes(plan)
     return picture(vram=vram, weights=weights, work=kv, work_kind="kv_cache", reserve=reserve,
                    scope_nodes=plan.nodes, copies=copies)

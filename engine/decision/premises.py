@@ -1,9 +1,12 @@
 """What every answer to a request assumes, whatever the verdict: the premises it is sized on.
 
-Said once per answer (not per question) and always: the request shape and the runtime
-reserve for serving; the token budget and deadline when defaulted, the training recipe and
-the optimizer's bytes for training. Each is a message whose params are the policy's figures
-(engine/data/policy.toml), so the answer states the constant it used.
+Said once per answer (not per question) and always: the capacity unit of the cards (the
+vendor's "96 GB" is 96 GiB), where the GPU's speed comes from (its own measurements, or the
+closest measured part's, and which); for serving, the request shape, the KV format, the
+runtime reserve and the in-flight batching model; for training, the token budget and
+deadline when defaulted, the training recipe, the MFU and the optimizer's bytes. Each is a
+message whose params are the catalog's and the policy's figures (engine/data/*.toml), so the
+answer states the constant it used.
 """
 
 from __future__ import annotations
@@ -15,13 +18,36 @@ from engine.wording import Message, msg
 __all__ = ["premises"]
 
 
+def _hardware(facts: Facts) -> list[Message]:
+    gpu, k = facts.gpu, facts.kernels
+    out = [msg("assumption.capacity", gpu=gpu.name, nominal=gpu.memory_gb,
+               unit=gpu.memory_unit, real=gpu.memory_bytes, gpus=facts.gpn,
+               node_nominal=gpu.memory_gb * facts.gpn, node_real=facts.node_bytes)]
+    if k.measured:
+        out.append(msg("assumption.measured", gpu=gpu.name, aic=k.calibration.aiconfigurator))
+    else:
+        out.append(msg("assumption.calibrated_as", gpu=gpu.name, part=k.part.name,
+                       aic=k.calibration.aiconfigurator))
+    link = facts.fabric.in_node
+    if link is not None and link.measured and link.host != k.part.id:
+        host = facts.catalog.gpus[link.host].name if link.host else "?"
+        out.append(msg("assumption.link_measured_on", link=facts.fabric.intra.name, host=host))
+    elif link is None or not link.measured:
+        out.append(msg("assumption.link_unmeasured", link=facts.fabric.intra.name))
+    return out
+
+
 def _inference(facts: Facts) -> list[Message]:
     r, pol, m = facts.request, facts.policy, facts.model
     out = [
-        msg("assumption.request_shape", context=r.context, prompt=1 - pol.output_share,
-            output=pol.output_share, kv_precision=terms.precision(r.kv_precision)),
+        msg("assumption.request_shape", context=r.context, prompt=facts.shape.isl,
+            output=facts.shape.osl, kv_precision=terms.precision(r.kv_precision)),
         msg("assumption.reserve", reserve=pol.runtime_reserve_gb_per_gpu),
+        msg("assumption.serving_model", aic=facts.kernels.calibration.aiconfigurator),
     ]
+    if facts.precision != r.precision and facts.precision == m.native_precision:
+        out.append(msg("assumption.native", model=m.name,
+                       precision=terms.precision(facts.precision)))
     if m.is_moe:
         out.append(msg("assumption.moe_decode", active=m.experts_active, experts=m.experts))
     return out
@@ -40,7 +66,7 @@ def _training(facts: Facts) -> list[Message]:
         out.append(msg("assumption.deadline", days=facts.deadline_days))
     out.append(msg("assumption.train_shape", seq=pol.train_seq_len,
                    micro=pol.train_micro_batch, batch=pol.global_batch_tokens,
-                   mfu=pol.mfu_train))
+                   mfu=facts.mfu))
     out.append(msg("assumption.adam",
                    bytes=2 + pol.master_grad_bytes_per_param + pol.adam_bytes_per_param))
     if r.workload in ("lora", "qlora"):
@@ -52,5 +78,5 @@ def _training(facts: Facts) -> list[Message]:
 
 def premises(facts: Facts) -> list[Message]:
     """The request's premises, after what building the facts assumed."""
-    return [*facts.assumptions,
+    return [*facts.assumptions, *_hardware(facts),
             *(_training(facts) if facts.request.is_training else _inference(facts))]

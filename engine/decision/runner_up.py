@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from engine.decision import terms
 from engine.decision.facts import Facts
-from engine.decision.figures import round_gb
+from engine.decision.figures import inference_numbers
 from engine.decision.outcome import Deployment
-from engine.decision.picture import held_per_gpu, inference_picture
+from engine.decision.picture import held_per_gpu
 from engine.physics.inference import InferencePlan
 from engine.physics.training import TrainingPlan
 from engine.result import Alternative, Layout, Numbers
@@ -21,24 +21,39 @@ __all__ = ["runner_up"]
 
 
 def _serving(facts: Facts, chosen: InferencePlan) -> list[Alternative]:
-    _, plans = facts.inference(chosen.precision, chosen.nodes, chosen.concurrency)
-    others = sorted((p for p in plans if p.fits and (p.tp, p.pp, p.dp) !=
-                     (chosen.tp, chosen.pp, chosen.dp)), key=lambda p: -p.tokens_per_s)
+    """The next-best layout of the same search; for an answer sized on fewer GPUs than the
+    node, the whole node's best layout instead (what the rest of the node would add)."""
+    if chosen.gpus_per_node < facts.gpn and chosen.nodes == 1:
+        node, _ = facts.inference(chosen.precision, 1, chosen.concurrency)
+        others = [node] if node is not None else []
+    else:
+        _, plans = facts.inference(chosen.precision, chosen.nodes, chosen.concurrency,
+                                   gpus_per_node=chosen.gpus_per_node)
+        rest = [p for p in plans if p.fits and p is not chosen]
+        # the search may have left layouts untimed (their ceiling was below the best): the
+        # one with the highest ceiling is timed if no timed one beats it
+        rest.sort(key=lambda p: -p.bound)
+        timed = [p for p in rest if p.serving is not None]
+        best_timed = max((p.tokens_per_s for p in timed), default=0.0)
+        for p in rest:
+            if p.serving is None and p.bound > best_timed:
+                facts.timed(p)
+                best_timed = max(best_timed, p.tokens_per_s)
+        others = sorted((p for p in rest if p.serving is not None),
+                        key=lambda p: -p.tokens_per_s)
     if not others:
         return []
     alt = others[0]
-    pic = inference_picture(alt)
+    share = alt.tokens_per_s / chosen.tokens_per_s if chosen.tokens_per_s else 0.0
     summary = msg("alternative.layout_summary", tokens_per_s=alt.tokens_per_s,
-                  share=alt.tokens_per_s / chosen.tokens_per_s, chosen=chosen.label,
+                  share=share, chosen=chosen.label, per_user=alt.per_user_tokens_per_s,
                   max_concurrency=alt.max_concurrency, context=facts.request.context)
-    return [Alternative(
-        kind="layout", label=msg("alternative.layout", layout=text(alt.label)), verdict=None,
-        gpu=facts.gpu.id, nodes=alt.nodes, precision=alt.precision,
-        layout=Layout(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
-        numbers=Numbers(memory=pic, node_tokens_per_s=round(alt.tokens_per_s),
-                        max_concurrency=alt.max_concurrency,
-                        kv_cache_gb=round_gb(alt.kv_bytes),
-                        free_share=round(pic.per_copy.free_share, 4)),
+    gpus = alt.nodes * alt.gpus_per_node
+    return [Alternative.of(
+        kind="layout", label=msg("alternative.layout", layout=text(alt.label), gpus=gpus),
+        verdict=None, gpu=facts.gpu.id, nodes=alt.nodes, precision=alt.precision,
+        layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
+        numbers=inference_numbers(facts, alt),
     )]
 
 
@@ -54,11 +69,12 @@ def _training(facts: Facts, chosen: TrainingPlan) -> list[Alternative]:
     summary = msg("alternative.training_layout_summary", efficiency=alt.efficiency,
                   chosen_efficiency=chosen.efficiency, chosen=terms.training_layout(chosen),
                   per_gpu=held_per_gpu(alt))
-    return [Alternative(
-        kind="layout", label=msg("alternative.layout", layout=terms.training_layout(alt)),
+    return [Alternative.of(
+        kind="layout", label=msg("alternative.layout", layout=terms.training_layout(alt),
+                                 gpus=alt.gpus),
         verdict=None, gpu=facts.gpu.id, nodes=alt.nodes, precision="bf16",
-        layout=Layout(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
-        numbers=Numbers(scaling_efficiency=round(alt.efficiency, 3)),
+        layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
+        numbers=Numbers.of(scaling_efficiency=round(alt.efficiency, 3)),
     )]
 
 

@@ -76,7 +76,7 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     inside, split = _efficiencies(facts, big)
     trap = msg("caveat.research_lab_trap", small=facts.gpn, big=big, split=split,
                single=inside)
-    as_asked = Alternative(
+    as_asked = Alternative.of(
         kind="as_asked",
         label=msg("alternative.as_asked", nodes=asked.nodes, gpus=facts.gpn),
         verdict=asked.verdict, gpu=asked.gpu, nodes=asked.nodes, precision=asked.precision,

@@ -57,18 +57,23 @@ def _general_caveats(facts: Facts, d: Deployment) -> list[Message]:
     if not facts.gpu.vendor_builds:
         built = [g.name for g in facts.catalog.gpus.values() if g.vendor_builds]
         out.append(msg("caveat.compare_only", gpu=facts.gpu.name, vendor_gpus=built))
+    if isinstance(plan, InferencePlan) and plan.serving is not None and facts.bounds.any \
+            and not facts.bounds.met(plan.serving):
+        out.append(msg("caveat.bounds_unmet", per_user=plan.per_user_tokens_per_s,
+                       ttft=plan.ttft_s))
     return out
 
 
 def _model_ref(facts: Facts) -> ModelRef:
     pc = facts.params
-    return ModelRef(
+    return ModelRef.of(
         id=facts.model.id,
-        name=facts.model.name if facts.in_catalog else f"{pc.total / 1e9:.0f}B dense model",
+        name=facts.model.name,
         params_b=round(pc.total / 1e9, 2),
         active_params_b=round(pc.active / 1e9, 2),
         in_catalog=facts.in_catalog,
         moe=facts.model.is_moe,
+        native_precision=facts.model.native_precision,
     )
 
 
@@ -86,10 +91,12 @@ def write_up(facts: Facts, outcomes: list[StepOutcome]) -> Recommendation:
     assert d is not None  # a closing outcome carries its deployment
     caveats = [c for o in outcomes for c in o.caveats] + _general_caveats(facts, d)
     assumptions = premises(facts) + [a for o in outcomes for a in o.assumptions]
-    link_note = estimated_link(facts) if d.crosses_nodes else None
-    if link_note is not None:
-        assumptions.append(link_note)
-    return Recommendation(
+    if d.crosses_nodes:
+        assumptions.append(msg("assumption.fabric_documented", link=facts.link.name))
+        link_note = estimated_link(facts)
+        if link_note is not None:
+            assumptions.append(link_note)
+    return Recommendation.of(
         step=outcomes[-1].answer.step,
         verdict=d.verdict,
         headline=headline(facts, d),

@@ -38,15 +38,42 @@ def int4_bits(policy: Policy) -> float:
     return 4.0 + (policy.int4_scale_bits + policy.int4_zero_bits) / policy.int4_group_size
 
 
-def weights_bytes(pc: ParamCount, precision: Precision, policy: Policy) -> float:
+def fp4_bits(precision: Precision, policy: Policy) -> float:
+    """Block-scaled FP4: 4 bits plus one scale per block. NVFP4: an FP8 (E4M3) scale per 16
+    elements, 4.5 bits; MXFP4 (OCP MX): an E8M0 scale per 32, 4.25 bits."""
+    if precision == "nvfp4":
+        return 4.0 + policy.nvfp4_scale_bits / policy.nvfp4_block
+    return 4.0 + policy.mxfp4_scale_bits / policy.mxfp4_block
+
+
+def weight_bits(precision: Precision, policy: Policy) -> float:
+    """Bits per quantized weight, scales included (the figure the math quotes)."""
+    return 8.0 * body_bytes_per_param(precision, policy)
+
+
+def split_precision(m: ModelSpec, precision: Precision) -> tuple[Precision, Precision]:
+    """(dense weights, routed experts) formats: a checkpoint that ships only its experts in a
+    low-bit format (gpt-oss: MXFP4 experts, BF16 elsewhere) keeps the rest in BF16."""
+    if precision == m.native_precision and m.native_quantized == "experts" and m.is_moe:
+        return "bf16", precision
+    return precision, precision
+
+
+def weights_bytes(pc: ParamCount, precision: Precision, policy: Policy, m: ModelSpec) -> float:
     """Weight bytes. Quantized formats keep the embedding and output head in 16 bits.
 
     FP8 and INT4 checkpoints (e.g. Llama-3.1-405B-FP8, AWQ releases) leave the embedding
-    tables in BF16, which is why a 70B in INT4 is ~40 GB and not 35 GB.
+    tables in BF16, which is why a 70B in INT4 is ~40 GB and not 35 GB. A model whose native
+    format covers only its experts (``m.native_quantized``) keeps everything else in BF16.
     """
     if precision in ("bf16", "fp16"):
         return 2.0 * pc.total
+    dense, experts = split_precision(m, precision)
     body = pc.total - pc.embedding
+    if dense != experts:
+        routed = routed_expert_params(m, pc)
+        return (routed * body_bytes_per_param(experts, policy)
+                + (body - routed) * body_bytes_per_param(dense, policy) + 2.0 * pc.embedding)
     return body * body_bytes_per_param(precision, policy) + 2.0 * pc.embedding
 
 
@@ -60,7 +87,7 @@ def body_bytes_per_param(precision: Precision, policy: Policy) -> float:
         return int4_bits(policy) / 8.0
     if precision == "nf4":
         return policy.nf4_bits_per_param / 8.0
-    raise NotImplementedError(f"no byte width for '{precision}' weights (FP4: issue 9)")
+    return fp4_bits(precision, policy) / 8.0
 
 
 def routed_expert_params(m: ModelSpec, pc: ParamCount) -> float:
@@ -87,8 +114,9 @@ def weights_read_bytes(
     m: ModelSpec, pc: ParamCount, precision: Precision, policy: Policy, tokens: float
 ) -> float:
     """Weight bytes one decode step streams from memory for a batch of ``tokens``."""
-    w = weights_bytes(pc, precision, policy)
-    routed = routed_expert_params(m, pc) * body_bytes_per_param(precision, policy)
+    w = weights_bytes(pc, precision, policy, m)
+    routed = routed_expert_params(m, pc) * body_bytes_per_param(split_precision(m, precision)[1],
+                                                                  policy)
     return w - routed * (1.0 - expert_touch_share(m, tokens))
 
 
@@ -197,7 +225,7 @@ def training_state(
         )
     adapters = lora_params(m, policy.lora_rank)
     base_precision: Precision = "bf16" if workload == "lora" else "nf4"
-    base = weights_bytes(pc, base_precision, policy)
+    base = weights_bytes(pc, base_precision, policy, m)
     return TrainingState(
         workload=workload,
         weights=base + 2.0 * adapters,

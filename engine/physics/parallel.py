@@ -7,6 +7,9 @@ rules and the way a layout is written ("TP=4 x PP=2 x DP=2") are defined here on
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 from engine.catalog.schema import ModelSpec
 from engine.physics.memory import Strategy
 
@@ -14,8 +17,10 @@ __all__ = ["divisors", "inference_layouts", "notation", "training_layouts"]
 
 
 def divisors(n: int) -> list[int]:
-    """Every divisor of ``n``, ascending."""
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """Every divisor of ``n``, ascending (pairs up to the square root: clusters of thousands
+    of GPUs stay cheap)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
 
 
 def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True) -> str:
@@ -38,6 +43,11 @@ def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tupl
     Over several nodes only instances that span nodes count: copies that each fit in one
     node are replicas behind a load balancer, which the decision sizes on its own.
     """
+    return _inference_layouts(m.layers, nodes, gpus_per_node)
+
+
+@lru_cache(maxsize=1024)
+def _inference_layouts(layers: int, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
     total = nodes * gpus_per_node
     out = []
     for tp in divisors(gpus_per_node):
@@ -45,7 +55,7 @@ def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tupl
             if inst % tp:
                 continue
             pp = inst // tp
-            if pp > m.layers:
+            if pp > layers:
                 continue
             if inst > gpus_per_node and inst % gpus_per_node:
                 continue
@@ -56,12 +66,13 @@ def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tupl
 
 
 def training_layouts(
-    m: ModelSpec, nodes: int, gpus_per_node: int
+    m: ModelSpec, nodes: int, gpus_per_node: int, tp_options: tuple[int, ...] | None = None,
 ) -> list[tuple[int, int, int, Strategy]]:
-    """Candidate layouts: TP within a node, PP and DP over the rest, ZeRO-2 or FSDP."""
+    """Candidate layouts: TP within a node (``tp_options``, default every divisor of the
+    node), PP and DP over the rest, ZeRO-2 or FSDP."""
     total = nodes * gpus_per_node
     out: list[tuple[int, int, int, Strategy]] = []
-    for tp in divisors(gpus_per_node):
+    for tp in tp_options or divisors(gpus_per_node):
         for pp in divisors(total // tp):
             if pp > m.layers:
                 continue

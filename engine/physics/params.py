@@ -21,7 +21,8 @@ from engine.catalog.schema import ModelSpec
 from engine.errors import UnsizableRequest
 from engine.wording import Message, msg
 
-__all__ = ["ParamCount", "count_params", "dense_spec_from_params", "layer_split"]
+__all__ = ["ParamCount", "count_params", "dense_spec_from_params", "layer_split",
+           "moe_spec_from_params"]
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,59 @@ def dense_spec_from_params(
         msg("assumption.synthetic_mlp", ffn=ffn_int, ratio=ffn_int / hidden, vocab=_VOCAB,
             embeddings=msg("assumption.embeddings_tied" if tied else
                            "assumption.embeddings_untied")),
+        msg("assumption.synthetic_attention", max_context=max_context),
+    ]
+    return spec, assumptions
+
+
+#: A synthetic MoE follows the fine-grained recipe of the catalog's recent MoE models (Qwen3
+#: MoE, DeepSeek-V3, Kimi K2, gpt-oss: 128-384 routed experts, 4-8 active): 8 active experts,
+#: each 0.375 x hidden wide (Qwen3-30B-A3B's 768 of 2048 and Qwen3-235B-A22B's 1536 of 4096),
+#: the width rule above applied to the *active* parameters (what sets a layer's width: 3.3B
+#: active -> 2.8k, 22B -> 5.1k, 37B -> 6.1k against 2048, 4096 and 7168 in the catalog).
+_MOE_ACTIVE = 8
+_MOE_WIDTH = 0.375
+
+
+def moe_spec_from_params(
+    params_b: float, active_b: float, max_context: int
+) -> tuple[ModelSpec, list[Message]]:
+    """A synthetic MoE of ``params_b`` total and ``active_b`` active billion parameters.
+
+    Hidden from the width rule on the active count; layers so that attention plus the 8
+    active experts hold the active budget; then as many routed experts (a multiple of 8) as
+    the total needs, and the expert width re-solved so the total lands on the request. The
+    active count follows within a few percent. GQA with 8 KV heads of 128 dims, Llama 3's
+    vocabulary, embeddings untied. Returns the spec and the assumptions, as messages.
+    """
+    if not (math.isfinite(params_b) and math.isfinite(active_b)) or not 0 < active_b < params_b:
+        raise UnsizableRequest(msg("error.moe_params", params_b=params_b, active_b=active_b))
+    total, active = params_b * 1e9, active_b * 1e9
+    hidden = _round_to(_WIDTH_COEF * active_b**_WIDTH_EXP, 1024)
+    max_hidden = _MAX_EMBED_SHARE * active / (2 * _VOCAB)
+    while hidden > 1024 and hidden > max_hidden:
+        hidden -= 1024
+    embedding = 2 * _VOCAB * hidden + hidden
+    attn = 2 * hidden * hidden + 2 * hidden * _KV_HEADS * _HEAD_DIM + 2 * hidden
+    width = _round_to(_MOE_WIDTH * hidden, 64)
+    expert = 3 * hidden * width
+    layers = max(1, round((active - embedding) / (attn + _MOE_ACTIVE * expert)))
+    extra = max(0.0, total - active) / (layers * expert)
+    experts = max(2 * _MOE_ACTIVE, _round_to(_MOE_ACTIVE + extra, 8))
+    width = _round_to((total - embedding - layers * attn) / (layers * experts * 3 * hidden), 64)
+    n, a = f"{params_b:g}", f"{active_b:g}"
+    spec = ModelSpec(
+        id=f"custom-{n}b-a{a}b", name=f"Custom {n}B-A{a}B (MoE, synthetic)",
+        hf_id=f"custom/{n}b-a{a}b", params_b=params_b, active_params_b=active_b,
+        layers=layers, hidden=hidden, heads=hidden // _HEAD_DIM, kv_heads=_KV_HEADS,
+        head_dim=_HEAD_DIM, ffn=width, vocab=_VOCAB, tied_embeddings=False, gated_mlp=True,
+        experts=experts, experts_active=_MOE_ACTIVE, moe_ffn=width, max_context=max_context,
+        source="synthetic: sized from total and active parameter counts",
+        notes="Not a real architecture; built by engine.physics.params.moe_spec_from_params.",
+    )
+    assumptions = [
+        msg("assumption.synthetic_moe", experts=experts, active=_MOE_ACTIVE, width=width,
+            layers=layers, hidden=hidden, kv_heads=_KV_HEADS, head_dim=_HEAD_DIM),
         msg("assumption.synthetic_attention", max_context=max_context),
     ]
     return spec, assumptions

@@ -1,15 +1,17 @@
 """Training: step time and scaling efficiency of TP / PP / DP layouts, and which layouts fit.
 
 Amdahl with communication as the serial part (docs/engine-notes.md#scaling-efficiency-recipe).
-Per optimizer step of ``global_batch_tokens``:
+Per optimizer step (``global_batch_tokens``, grown with the cluster, :func:`step_tokens`):
 
 * compute per micro-batch per GPU: ``k * P_active * tokens / (tp * pp * peak * MFU)`` with
   k = 6 for full training (forward 2 + backward 4) and 4 for LoRA/QLoRA (the frozen base
-  computes no weight gradients);
+  computes no weight gradients); MFU is the GPU's measured GEMM efficiency at the training
+  shape times a share fitted to published runs (:func:`mfu`, docs/calibration.md);
 * tensor parallelism: 4 all-reduces of ``tokens * h * 2`` bytes per layer per micro-batch
-  (2 forward, 2 backward; Shoeybi et al. 2019), partly hidden (``tp_comm_overlap``);
-* pipeline parallelism: the 1F1B bubble ``(m + p - 1) / m`` and one activation send each way
-  per stage boundary (Narayanan et al. 2021);
+  (2 forward, 2 backward; Shoeybi et al. 2019) on the link's measured NCCL curve
+  (engine/physics/comm.py), partly hidden (``tp_comm_overlap``, fitted to C14);
+* pipeline parallelism: the interleaved 1F1B bubble and one activation send each way per
+  stage boundary (Narayanan et al. 2021);
 * data parallelism: ``zero2`` all-reduces the gradients once per step, ``zero3`` (FSDP full
   shard) gathers the weights twice and reduce-scatters the gradients every micro-batch;
   part of it hides behind the backward pass (``dp_comm_overlap``).
@@ -19,10 +21,12 @@ Efficiency is per-GPU throughput against the ideal ``k * P * tokens / (N * peak 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from engine.catalog.schema import GPUSpec, ModelSpec, Policy
 from engine.physics.comm import Fabric, allreduce_s, gather_s, p2p_s
+from engine.physics.kernels import Kernels
 from engine.physics.memory import (
     Strategy,
     TrainingState,
@@ -35,8 +39,8 @@ from engine.physics.parallel import notation, training_layouts
 from engine.physics.params import ParamCount
 from engine.units import GB
 
-__all__ = ["SECONDS_PER_DAY", "TrainingPlan", "best_training", "flops_factor",
-           "flops_per_token", "min_gpus", "project"]
+__all__ = ["SECONDS_PER_DAY", "MemoryFit", "TrainingPlan", "best_training", "flops_factor",
+           "flops_per_token", "goodput", "memory_fit", "mfu", "project", "step_tokens"]
 
 SECONDS_PER_DAY = 86400.0
 
@@ -52,8 +56,10 @@ def flops_per_token(pc: ParamCount, workload: TrainingWorkload) -> float:
     return flops_factor(workload) * pc.active
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class TrainingPlan:
+    """One training layout's memory and speed. Never changed once built."""
+
     nodes: int
     gpus_per_node: int
     tp: int
@@ -73,6 +79,7 @@ class TrainingPlan:
     efficiency: float
     comm_share: float
     tokens_per_s: float
+    mfu: float
 
     @property
     def gpus(self) -> int:
@@ -92,6 +99,61 @@ def _spans(group_stride: int, group_size: int, gpus_per_node: int) -> bool:
     return group_stride * group_size > gpus_per_node
 
 
+def mfu(k: Kernels, m: ModelSpec, policy: Policy) -> float:
+    """Model FLOPs utilisation of a training step outside communication, on ``k``'s GPU.
+
+    The measured BF16 GEMM efficiency at the training shape (tokens of one micro-batch, the
+    model's layer width; engine/data/calibration.toml) times the share of it a tuned
+    training stack sustains (``train_gemm_share``, fitted to published runs)."""
+    g = k.gemm("bf16")
+    tokens = policy.train_seq_len * policy.train_micro_batch
+    size = math.sqrt(m.hidden * max(m.hidden, m.moe_ffn or m.ffn))
+    return g.mfu(float(tokens), size) * policy.train_gemm_share
+
+
+def goodput(gpus: int, policy: Policy) -> float:
+    """Share of wall-clock time a run of ``gpus`` GPUs spends training: interruptions grow
+    with the GPU count, each costing a restart and the work since the last checkpoint."""
+    return 1.0 / (1.0 + policy.failures_per_gpu_hour * gpus * policy.hours_lost_per_failure)
+
+
+def step_tokens(policy: Policy, dp: int, pp: int) -> float:
+    """Tokens per optimizer step: the policy's global batch, grown so each pipeline keeps at
+    least as many micro-batches as it has stages (frontier runs grow the batch with the
+    cluster: Llama 3 went from 4M to 16M tokens per step)."""
+    mbt = policy.train_seq_len * policy.train_micro_batch
+    return max(policy.global_batch_tokens, float(dp * mbt * pp))
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFit:
+    """What one layout holds per GPU, and whether it fits (the memory half of a plan)."""
+
+    weights: float  # resident weights
+    states: float  # weights, gradients and optimizer, sharded
+    activations: float
+    reserve: float
+    share: float  # resident weights / GPU memory
+    fits: bool
+
+
+def memory_fit(m: ModelSpec, state: TrainingState, gpu: GPUSpec, policy: Policy, *, tp: int,
+               pp: int, dp: int, strategy: Strategy, activations: float | None = None
+               ) -> MemoryFit:
+    """Per-GPU memory of one layout: the weights inside ``max_weights_share`` and the state,
+    activations and reserve inside ``training_state_max_share`` of the GPU. ``activations``
+    may be given when already computed for the same TP degree."""
+    mem = gpu.memory_bytes
+    acts = activations_per_gpu(m, policy, tp) if activations is None else activations
+    states = sharded_state_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
+    reserve = policy.runtime_reserve_gb_per_gpu * GB
+    weights = resident_weights_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
+    share = weights / mem
+    fits = (share <= policy.max_weights_share + 1e-12
+            and states + acts + reserve <= policy.training_state_max_share * mem)
+    return MemoryFit(weights, states, acts, reserve, share, fits)
+
+
 def project(
     m: ModelSpec,
     pc: ParamCount,
@@ -99,6 +161,7 @@ def project(
     gpu: GPUSpec,
     fabric: Fabric,
     policy: Policy,
+    step_mfu: float,
     *,
     nodes: int,
     gpus_per_node: int,
@@ -106,28 +169,36 @@ def project(
     pp: int,
     dp: int,
     strategy: Strategy = "zero2",
+    fit: MemoryFit | None = None,
 ) -> TrainingPlan:
-    """Step time, efficiency and memory of one layout (TP innermost, then PP, then DP)."""
+    """Step time, efficiency and memory of one layout (TP innermost, then PP, then DP).
+
+    Pipeline bubbles follow the interleaved 1F1B schedule, one virtual stage per layer a
+    GPU holds: ``(p - 1) / (v m)`` of the step (docs/engine-notes.md#pipeline-parallelism).
+    ``fit`` is the layout's :func:`memory_fit` when a search already has it.
+    """
     n = tp * pp * dp
     if n != nodes * gpus_per_node:
         raise ValueError(f"tp*pp*dp = {n} but the cluster has {nodes * gpus_per_node} GPUs")
-    flops = gpu.bf16_tflops * 1e12 * policy.mfu_train
+    f = fit or memory_fit(m, state, gpu, policy, tp=tp, pp=pp, dp=dp, strategy=strategy)
+    mem = gpu.memory_bytes
+    flops = gpu.bf16_tflops * 1e12 * step_mfu
     mbt = policy.train_seq_len * policy.train_micro_batch
-    m_micro = max(1.0, policy.global_batch_tokens / (dp * mbt))
+    batch = step_tokens(policy, dp, pp)
+    m_micro = max(1.0, batch / (dp * mbt))
     k = flops_per_token(pc, state.workload)
 
     t_comp = k * mbt / (tp * pp * flops)
     act_bytes = mbt * m.hidden * 2.0
-    tp_spans = _spans(1, tp, gpus_per_node)
     t_tp = 0.0
     if tp > 1:
-        per = allreduce_s(act_bytes, tp, fabric, tp_spans)
+        per = allreduce_s(act_bytes, tp, fabric, per_node=min(tp, gpus_per_node))
         t_tp = 4.0 * (m.layers / pp) * per * (1.0 - policy.tp_comm_overlap)
     pp_spans = _spans(tp, pp, gpus_per_node)
     t_p2p = 2.0 * p2p_s(act_bytes / tp, fabric, pp_spans) if pp > 1 else 0.0
 
-    # Data parallel traffic, per GPU shard of tp*pp.
-    dp_spans = _spans(tp * pp, dp, gpus_per_node)
+    # Data parallel traffic, per GPU shard of tp*pp; DP ranks of one node sit tp*pp apart.
+    per_node = max(1, gpus_per_node // (tp * pp))
     # Data-parallel groups of one node that cross its NICs at the same time.
     sharing = min(gpus_per_node, tp * pp)
     shard = 1.0 / (tp * pp)
@@ -138,29 +209,19 @@ def project(
     if dp > 1:
         hide = 1.0 - policy.dp_comm_overlap
         if strategy == "zero3":
-            gathers = 2.0 * gather_s(base_bytes, dp, fabric, dp_spans, sharing)
-            scatter = gather_s(grad_bytes, dp, fabric, dp_spans, sharing)
+            gathers = 2.0 * gather_s(base_bytes, dp, fabric, per_node, sharing)
+            scatter = gather_s(grad_bytes, dp, fabric, per_node, sharing)
             t_z3 = (gathers + scatter) * hide
         else:
-            t_dp = allreduce_s(grad_bytes, dp, fabric, dp_spans, sharing) * hide
+            t_dp = allreduce_s(grad_bytes, dp, fabric, per_node, sharing) * hide
 
     per_micro = t_comp + t_tp + t_p2p + t_z3
-    step = (m_micro + pp - 1) * per_micro + t_dp
-    ideal = k * policy.global_batch_tokens / (n * flops)
+    virtual = max(1.0, math.ceil(m.layers / pp))
+    bubble = (pp - 1) / (virtual * m_micro)
+    step = m_micro * per_micro * (1.0 + bubble) + t_dp
+    ideal = k * batch / (n * flops)
     compute = m_micro * t_comp
     efficiency = min(1.0, ideal / step)
-
-    mem = gpu.memory_gb * GB
-    acts = activations_per_gpu(m, policy, tp)
-    states = sharded_state_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
-    reserve = policy.runtime_reserve_gb_per_gpu * GB
-    weights_resident = resident_weights_per_gpu(state, model_parallel=tp * pp, dp=dp,
-                                                strategy=strategy)
-    share = weights_resident / mem
-    fits = (
-        share <= policy.max_weights_share + 1e-12
-        and states + acts + reserve <= policy.training_state_max_share * mem
-    )
     return TrainingPlan(
         nodes=nodes,
         gpus_per_node=gpus_per_node,
@@ -168,19 +229,20 @@ def project(
         pp=pp,
         dp=dp,
         strategy=strategy,
-        weights_per_gpu=weights_resident,
-        state_per_gpu=states,
-        activations_per_gpu=acts,
-        reserve_per_gpu=reserve,
+        weights_per_gpu=f.weights,
+        state_per_gpu=f.states,
+        activations_per_gpu=f.activations,
+        reserve_per_gpu=f.reserve,
         memory_per_gpu=mem,
-        weights_share=share,
-        fits=fits,
+        weights_share=f.share,
+        fits=f.fits,
         step_time_s=step,
         ideal_step_s=ideal,
         compute_s=compute,
         efficiency=efficiency,
         comm_share=max(0.0, 1.0 - compute / step),
-        tokens_per_s=policy.global_batch_tokens / step,
+        tokens_per_s=batch / step,
+        mfu=step_mfu,
     )
 
 
@@ -191,37 +253,25 @@ def best_training(
     gpu: GPUSpec,
     fabric: Fabric,
     policy: Policy,
+    step_mfu: float,
     *,
     nodes: int,
     gpus_per_node: int,
+    tp_options: tuple[int, ...] | None = None,
 ) -> tuple[TrainingPlan | None, list[TrainingPlan]]:
-    """The fitting layout with the best efficiency (or None), and every layout tried."""
-    plans = [
-        project(
-            m, pc, state, gpu, fabric, policy,
-            nodes=nodes, gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp, strategy=s,
-        )
-        for tp, pp, dp, s in training_layouts(m, nodes, gpus_per_node)
-    ]
-    fitting = [p for p in plans if p.fits]
-    if not fitting:
+    """The fitting layout with the best efficiency (or None), and every fitting layout (a
+    layout is timed only once its memory fits)."""
+    acts: dict[int, float] = {}
+    plans = []
+    for tp, pp, dp, s in training_layouts(m, nodes, gpus_per_node, tp_options):
+        if tp not in acts:
+            acts[tp] = activations_per_gpu(m, policy, tp)
+        fit = memory_fit(m, state, gpu, policy, tp=tp, pp=pp, dp=dp, strategy=s,
+                         activations=acts[tp])
+        if fit.fits:
+            plans.append(project(m, pc, state, gpu, fabric, policy, step_mfu, nodes=nodes,
+                                 gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp,
+                                 strategy=s, fit=fit))
+    if not plans:
         return None, plans
-    return max(fitting, key=lambda p: (p.efficiency, -p.tp, -p.pp)), plans
-
-
-def min_gpus(
-    m: ModelSpec,
-    pc: ParamCount,
-    state: TrainingState,
-    gpu: GPUSpec,
-    fabric: Fabric,
-    policy: Policy,
-    gpus_per_node: int,
-) -> int | None:
-    """The fewest GPUs of one node (a power of two or the node) on which the job fits."""
-    counts = sorted({c for c in (1, 2, 4, 8, 16) if c <= gpus_per_node} | {gpus_per_node})
-    for c in counts:
-        best, _ = best_training(m, pc, state, gpu, fabric, policy, nodes=1, gpus_per_node=c)
-        if best is not None:
-            return c
-    return None
+    return max(plans, key=lambda p: (p.efficiency, -p.tp, -p.pp)), plans

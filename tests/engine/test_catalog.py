@@ -292,13 +292,18 @@ def test_gpu_loose_names(cat: Catalog, text: str, gpu_id: str) -> None:
 
 @pytest.mark.parametrize("gpu_id", ["a100-sxm-80gb", "a100-pcie-80gb", "a100-sxm-40gb"])
 def test_fp8_on_an_a100_runs_as_w8a16_at_the_bf16_rate(cat: Catalog, gpu_id: str) -> None:
-    from engine.physics.inference import compute_tflops
+    from engine.physics.kernels import compute_dtype, kernel_dtype, peak_flops
 
     gpu = cat.gpu(gpu_id)
     assert gpu.fp8_tflops is None
-    assert compute_tflops(gpu, "fp8") == gpu.bf16_tflops  # not the INT8 rate
-    assert compute_tflops(gpu, "int4") == gpu.bf16_tflops
-    assert compute_tflops(cat.gpu("h100-sxm"), "fp8") == cat.gpu("h100-sxm").fp8_tflops
+    # FP8 weights run the measured weight-only INT8 kernels (W8A16) at the BF16 rate
+    assert kernel_dtype(gpu, "fp8") == "int8_wo"
+    assert compute_dtype(gpu, "fp8") == "bf16"
+    assert peak_flops(gpu, compute_dtype(gpu, "fp8")) == gpu.bf16_tflops * 1e12
+    assert kernel_dtype(gpu, "int4") == "int4_wo" and compute_dtype(gpu, "int4") == "bf16"
+    h100 = cat.gpu("h100-sxm")
+    assert kernel_dtype(h100, "fp8") == "fp8"
+    assert peak_flops(h100, compute_dtype(h100, "fp8")) == (h100.fp8_tflops or 0) * 1e12
 
 
 def test_an_fp8_request_on_an_a100_is_sized_and_says_w8a16(cat: Catalog) -> None:

@@ -103,3 +103,49 @@ def test_errors_in_french_too() -> None:
     p = run("recommend", "--model", "llama-2-70b", "--context", "8k", "--lang", "fr")
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "au plus 4\u202f096 tokens" in p.stderr
+
+
+def test_recommend_takes_the_serving_bounds_and_reports_the_serving_numbers() -> None:
+    p = run("recommend", "--model", "llama-3.1-70b", "--concurrency", "64",
+            "--per-user-tokens-per-s", "30", "--ttft-s", "5", "--no-alternatives", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    n = d["numbers"]
+    assert n["per_user_tokens_per_s"] >= 30 and n["ttft_s"] <= 5
+    assert n["per_user_tokens_per_s"] == pytest.approx(1000 / n["tpot_ms"], rel=0.01)
+    assert n["requests_per_s"] > 0 and d["verdict"] == "replicas"
+
+
+def test_recommend_takes_a_request_rate_and_its_shape() -> None:
+    p = run("recommend", "--model", "llama-3.1-8b", "--requests-per-s", "2",
+            "--prompt-tokens", "2k", "--output-tokens", "512", "--no-alternatives", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    shape = next(a for a in d["assumptions"] if a["id"] == "assumption.request_shape")
+    assert (shape["params"]["prompt"], shape["params"]["output"]) == (2048, 512)
+    assert d["numbers"]["requests_per_s"] >= 2
+
+
+def test_recommend_sizes_a_config_json_or_a_synthetic_moe(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    cfg = Path(__file__).parent / "data" / "hf_configs" / "openai--gpt-oss-20b.json"
+    p = run("recommend", "--hf-config", str(cfg), "--no-alternatives", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["precision"] == "mxfp4" and d["model"]["in_catalog"] is False
+    moe = json.loads(run("recommend", "--params-b", "120", "--active-params-b", "5",
+                         "--no-alternatives", "--json").stdout)
+    assert moe["model"]["moe"] is True
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    p = run("recommend", "--hf-config", str(bad))
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "hidden_size" in p.stderr
+
+
+def test_recommend_takes_nvfp4_on_fp4_gpus_only() -> None:
+    ok = json.loads(run("recommend", "--model", "llama-3.1-70b", "--precision", "nvfp4",
+                        "--no-alternatives", "--json").stdout)
+    assert ok["precision"] == "nvfp4"
+    p = run("recommend", "--model", "llama-3.1-70b", "--precision", "nvfp4", "--gpu", "h100")
+    assert p.returncode == 2 and "FP4" in p.stderr

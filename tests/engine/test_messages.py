@@ -99,7 +99,8 @@ def test_numbers_are_passed_raw_and_formatted_by_the_templates() -> None:
     """No sentence arrives preformatted: a parameter that is a string is a name (a model,
     a GPU, a link, a layout notation, a catalog detail), never a figure with its unit."""
     unit = re.compile(r"\d\s*(GB|TB|tok/s|%|days)\b")
-    names = {"gpu", "name", "model", "link", "text"}  # catalog names ("A100 80GB") as typed
+    # catalog names ("A100 80GB") as typed: GPUs, the measured part and host, models, links
+    names = {"gpu", "name", "model", "link", "text", "part", "host"}
     for rec in SWEEP:
         for m in _messages(rec):
             for n in _nested(m):
@@ -128,8 +129,10 @@ def test_french_is_written_the_french_way() -> None:
                     alternatives=False)
     en = render(rec.questions[0].because, "en")
     fr = render(rec.questions[0].because, "fr")
-    assert "72.7 GB" in en and "55% stays free" in en
-    assert "72,7\u202fGo" in fr and "55\u202f%" in fr and "restent libres" in fr
+    free = round((rec.numbers.free_share or 0) * 100)
+    assert "72.7 GB" in en and f"{free}% stays free" in en
+    assert "72,7\u202fGo" in fr and f"{free}\u202f%" in fr and "restent libres" in fr
+    assert "tok/s per user" in en and "par utilisateur" in fr
     assert render(rec.headline, "fr").startswith("Un nœud 8x NVIDIA RTX PRO 6000")
 
 

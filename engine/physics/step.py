@@ -1,0 +1,258 @@
+"""One serving step of a layout: the time of a decode step, a prefill and a mixed step.
+
+A step runs every layer of the model over the tokens of the step, on ``tp`` GPUs per
+pipeline stage. Per layer (docs/calibration.md, "Engine use" of each table): the dense GEMMs
+(attention projections, dense MLP or shared experts, the router) at fixed latency per kernel
+plus weight streaming, or at the measured MFU when compute-bound; attention (decode: the
+measured kernel by units of cached KV and length; prefill: causal FLOPs at the measured
+MFU); the routed experts of an MoE layer; the element-wise ops; and two tensor-parallel
+all-reduces of the step's activations (Megatron's f/g,
+docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. The output
+head runs once per step in BF16. Pipeline stages pass activations point to point.
+
+Every quantity that depends only on the model and the layout is computed once when the
+:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py); a step is
+then a few curve lookups per layer kind, and each step time is kept by its arguments (a
+pure function of the catalog's data), which is what lets an answer weigh dozens of layouts
+on several GPUs in about a millisecond.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from engine.catalog.schema import ModelSpec, Policy
+from engine.physics.comm import Fabric, allreduce_s, p2p_s
+from engine.physics.kernels import Kernels
+from engine.physics.memory import body_bytes_per_param, expert_touch_share
+from engine.physics.params import ParamCount, layer_split
+from engine.result import KVPrecision, Precision
+
+__all__ = ["StepModel", "clear_geometry"]
+
+
+#: Per-layout geometry, a pure function of the model, the policy, the formats and the layout
+#: (no GPU in it): kept across GPUs and requests. Entries keep the model and the policy alive,
+#: so their ids are not reused while the entry is kept.
+_GEOMETRY: dict[tuple[object, ...], tuple[ModelSpec, Policy, dict[str, float]]] = {}
+
+
+def clear_geometry() -> None:
+    """Forget the kept geometries (benchmarks of the cold path)."""
+    _GEOMETRY.clear()
+
+
+def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision,
+              expert_precision: Precision, tp: int, pp: int) -> dict[str, float]:
+    """Weights, FLOPs and attention shapes per GPU and layer kind of one layout."""
+    key = (id(m), id(policy), precision, expert_precision, tp, pp)
+    hit = _GEOMETRY.get(key)
+    if hit is not None and hit[0] is m and hit[1] is policy:
+        return hit[2]
+    dense_n, moe_n = layer_split(m)
+    L = m.layers
+    h = m.hidden
+    # -- dense GEMM weights per GPU per layer kind (parameters) --
+    attn_p = pc.attention / L / tp
+    mlp_p = pc.mlp_dense / dense_n / tp if dense_n else 0.0
+    if moe_n:
+        assert m.moe_ffn is not None
+        per_expert = (3 if m.gated_mlp else 2) * h * m.moe_ffn
+        shared_p = m.shared_experts * per_expert / tp
+        router_p = pc.router / moe_n
+    else:
+        per_expert = 0
+        shared_p = router_p = 0.0
+    b = body_bytes_per_param(precision, policy)
+    attn_gemms = 4 if m.mla is not None else 2
+    if m.mla is not None:
+        elems = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim  # one latent, replicated
+        attn_dim = (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+    else:
+        elems = 2 * math.ceil(m.kv_heads / tp) * m.head_dim
+        attn_dim = float(m.head_dim)
+    g = {
+        "layers": math.ceil(L / pp), "dense_frac": dense_n / L, "moe_frac": moe_n / L,
+        "w_dense": (attn_p + mlp_p) * b, "w_moe": (attn_p + shared_p) * b + router_p * 2.0,
+        "flops_dense": 2.0 * (attn_p + mlp_p),
+        "flops_moe_dense": 2.0 * (attn_p + shared_p + router_p),
+        "g_dense": attn_gemms + 2, "g_moe": attn_gemms + 1 + (2 if m.shared_experts else 0),
+        "size_dense": math.sqrt(max(1.0, (attn_p + mlp_p) / 4.0)),
+        "size_moe": math.sqrt(max(1.0, (attn_p + shared_p) / 4.0)),
+        # routed experts per GPU (experts split by TP along their width)
+        "expert_bytes": per_expert / tp * body_bytes_per_param(expert_precision, policy),
+        "expert_flops": 2.0 * per_expert / tp,  # per token per expert
+        "expert_width": (m.moe_ffn or 1) / tp,
+        # output head, BF16, once per step
+        "head_bytes": m.vocab * h / tp * 2.0, "head_flops": 2.0 * m.vocab * h / tp,
+        "head_size": math.sqrt(m.vocab * h / tp),
+        # attention; the measured grid is in units of one 128-dim head's K and V
+        "q_heads": m.heads / tp, "attn_dim": attn_dim, "units_per_seq": elems / 256.0,
+        "window": m.sliding_window or 0, "swa_frac": m.swa_layers / L,
+        "act_bytes": h * 2.0,  # one token's activations, BF16
+    }
+    if len(_GEOMETRY) > 8192:
+        _GEOMETRY.clear()
+    _GEOMETRY[key] = (m, policy, g)
+    return g
+
+
+class StepModel:
+    """Step times of one model on one layout (``tp`` GPUs per stage, ``pp`` stages)."""
+
+    # the layout's geometry (_geometry): per GPU, per average layer of each kind
+    layers: int
+    dense_frac: float
+    moe_frac: float
+    w_dense: float
+    w_moe: float
+    flops_dense: float
+    flops_moe_dense: float
+    g_dense: int
+    g_moe: int
+    size_dense: float
+    size_moe: float
+    expert_bytes: float
+    expert_flops: float
+    expert_width: float
+    head_bytes: float
+    head_flops: float
+    head_size: float
+    q_heads: float
+    attn_dim: float
+    units_per_seq: float
+    window: int
+    swa_frac: float
+    act_bytes: float
+
+    def __init__(self, m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
+                 *, precision: Precision, expert_precision: Precision,
+                 kv_precision: KVPrecision, tp: int, pp: int, spans_nodes: bool,
+                 gpus_per_node: int) -> None:
+        self.__dict__.update(_geometry(m, pc, policy, precision, expert_precision, tp, pp))
+        self.m, self.tp, self.pp = m, tp, pp
+        self.tp_per_node = min(tp, gpus_per_node)
+        self.spans = spans_nodes
+        self.fabric = fabric
+        self.gemm = k.gemm(precision)
+        self.head = k.lm_head()
+        self.attn = k.attention(kv_precision, kv_precision)
+        self.moe_kernel = k.moe(expert_precision) if m.is_moe else None
+        self.kernels = k
+        self._decode: dict[tuple[float, float], float] = {}
+        #: serving figures by load, kept by engine/physics/serving.py
+        self.served: dict[tuple[float, float, float, int], Any] = {}
+        self._mixed: dict[tuple[float, float, float], float] = {}
+
+    # -- pieces ------------------------------------------------------------------------
+
+    def _comm(self, tokens: float) -> float:
+        """The two TP all-reduces of one layer over ``tokens`` tokens."""
+        if self.tp <= 1:
+            return 0.0
+        return 2.0 * allreduce_s(tokens * self.act_bytes, self.tp, self.fabric,
+                                 per_node=self.tp_per_node, impl="trtllm_custom")
+
+    def _ew(self, tokens: float) -> float:
+        """Element-wise ops of one layer (add + norm twice, the gated activation)."""
+        k = self.kernels
+        n_ops = k.policy.elementwise_ops_per_layer
+        return n_ops * k.elementwise(tokens * self.act_bytes * 2.0)
+
+    def _decode_attn(self, seqs: float, kv_len: float) -> float:
+        """Decode attention of one (average) layer for ``seqs`` sequences at ``kv_len``."""
+        if seqs <= 0:
+            return 0.0
+        u = seqs * self.units_per_seq
+        full = self.attn.decode_time(u, kv_len)
+        if not self.swa_frac:
+            return full
+        win = self.attn.decode_time(u, min(kv_len, self.window))
+        return (1.0 - self.swa_frac) * full + self.swa_frac * win
+
+    def _prefill_attn(self, isl: float) -> float:
+        """Causal attention of one (average) layer over one prompt of ``isl`` tokens."""
+        def keys(w: float) -> float:  # sum over queries of the keys each attends
+            return isl * isl / 2.0 if w >= isl else isl * w - w * w / 2.0
+
+        full = keys(isl)
+        pairs = full if not self.swa_frac else \
+            (1.0 - self.swa_frac) * full + self.swa_frac * keys(float(self.window))
+        flops = 4.0 * self.q_heads * self.attn_dim * pairs
+        return self.attn.prefill_time(flops, self.q_heads, isl)
+
+    def _dense(self, tokens: float) -> float:
+        """The dense GEMMs of one (average) layer over ``tokens`` tokens."""
+        t = 0.0
+        if self.dense_frac:
+            t += self.dense_frac * self.gemm.time(tokens, self.w_dense, self.g_dense,
+                                                  self.flops_dense * tokens, self.size_dense)
+        if self.moe_frac:
+            t += self.moe_frac * self.gemm.time(tokens, self.w_moe, self.g_moe,
+                                                self.flops_moe_dense * tokens, self.size_moe)
+        return t
+
+    def _experts(self, tokens: float) -> float:
+        """The routed experts of one (average) layer over ``tokens`` tokens."""
+        if not self.moe_frac or self.moe_kernel is None:
+            return 0.0
+        m = self.m
+        touched = m.experts * expert_touch_share(m, tokens)
+        tpe = tokens * m.experts_active / m.experts
+        flops = self.expert_flops * tokens * m.experts_active
+        return self.moe_frac * self.moe_kernel.time(touched * self.expert_bytes, flops,
+                                                    self.expert_width, tpe)
+
+    def _head(self, tokens: float) -> float:
+        return self.head.time(tokens, self.head_bytes, 1, self.head_flops * tokens,
+                              self.head_size)
+
+    def _p2p(self, tokens: float) -> float:
+        if self.pp <= 1:
+            return 0.0
+        return p2p_s(tokens * self.act_bytes, self.fabric, self.spans)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def decode(self, batch: float, kv_len: float) -> float:
+        """Seconds for every sequence of a batch to advance one token (decode only)."""
+        key = (batch, kv_len)
+        hit = self._decode.get(key)
+        if hit is not None:
+            return hit
+        mb = max(1.0, min(float(self.pp), batch))  # micro-batches in flight
+        tm = batch / mb
+        layer = (self._dense(tm) + self._experts(tm) + self._decode_attn(tm, kv_len)
+                 + self._ew(tm) + self._comm(tm))
+        stage = self.layers * layer + self._head(tm) + self._p2p(tm)
+        t = max(mb, float(self.pp)) * stage
+        if len(self._decode) < 4096:
+            self._decode[key] = t
+        return t
+
+    def mixed(self, prompt: float, gen: float, kv_len: float) -> float:
+        """Seconds for one step carrying ``prompt`` prompt tokens (one request's) and one
+        decode token for each of ``gen`` requests already generating (in-flight batching)."""
+        key = (prompt, gen, kv_len)
+        hit = self._mixed.get(key)
+        if hit is None:
+            hit = self._mixed_step(prompt, gen, kv_len)
+            if len(self._mixed) < 4096:
+                self._mixed[key] = hit
+        return hit
+
+    def _mixed_step(self, prompt: float, gen: float, kv_len: float) -> float:
+        tokens = prompt + gen
+        layer = (self._dense(tokens) + self._experts(tokens) + self._prefill_attn(prompt)
+                 + self._decode_attn(gen, kv_len) + self._ew(tokens) + self._comm(tokens))
+        stage = self.layers * layer + self._head(1.0 + gen) + self._p2p(tokens)
+        return self.pp * stage
+
+    def prefill(self, prompt: float) -> float:
+        """Seconds to prefill one prompt alone (the context step a first token waits for)."""
+        return self.mixed(prompt, 0.0, prompt)
+
+    def touch(self, tokens: float) -> float:
+        """Share of routed experts a step of ``tokens`` touches (1 for dense models)."""
+        return expert_touch_share(self.m, tokens) if self.m.is_moe else 1.0

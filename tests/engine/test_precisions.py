@@ -1,0 +1,92 @@
+"""Weight and KV formats (issue #9 items 3 and 4): NVFP4 on FP4 tensor cores, a model's
+native MXFP4 checkpoint, FP8 KV cache in the alternatives, step 2's 4-bit with honest quality
+notes, and capacities in real bytes (a "96 GB" card holds 96 GiB)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import SizingRequest, UnsizableRequest, recommend
+from engine.catalog import catalog
+from engine.physics.memory import weight_bits, weights_bytes
+from engine.physics.params import count_params
+from engine.result import Recommendation
+
+CAT = catalog()
+
+
+def rec(alternatives: bool = False, **kw: object) -> Recommendation:
+    return recommend(SizingRequest(**kw), alternatives=alternatives)  # type: ignore[arg-type]
+
+
+def ids(messages) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.id for m in messages]
+
+
+def test_block_scaled_fp4_bits() -> None:
+    assert weight_bits("nvfp4", CAT.policy) == 4.5  # FP8 scale per 16
+    assert weight_bits("mxfp4", CAT.policy) == 4.25  # E8M0 scale per 32
+    assert weight_bits("int4", CAT.policy) == pytest.approx(4.15625)
+
+
+def test_nvfp4_runs_only_on_fp4_tensor_cores() -> None:
+    r = rec(model="llama-3.1-70b", precision="nvfp4", gpu="b200")
+    assert r.precision == "nvfp4"
+    (decode,) = [m for m in r.math if m.id == "math.decode"]
+    assert decode.params["kernel"] == "nvfp4"
+    with pytest.raises(UnsizableRequest) as exc:
+        rec(model="llama-3.1-70b", precision="nvfp4", gpu="l40s")
+    assert exc.value.message.id == "error.no_fp4"
+
+
+def test_a_native_mxfp4_checkpoint_is_sized_as_shipped_with_no_quantization_caveat() -> None:
+    m = CAT.model("gpt-oss-120b")
+    assert (m.native_precision, m.native_quantized) == ("mxfp4", "experts")
+    w = weights_bytes(count_params(m), "mxfp4", CAT.policy, m)
+    assert 60e9 < w < 70e9  # the ~65 GB checkpoint, not FP8's 118 GB
+    r = rec(model="gpt-oss-120b")
+    assert r.precision == "mxfp4" and r.model.native_precision == "mxfp4"
+    assert r.step == 1
+    assert not {"caveat.int4", "caveat.nvfp4"} & set(ids(r.caveats))
+    assert "assumption.native" in ids(r.assumptions)
+    # step 2 is not asked again: the checkpoint is already 4-bit
+    bigger = rec(model="gpt-oss-120b", gpu="l4", concurrency=64)
+    if bigger.step > 1:
+        assert bigger.questions[1].because.id == "evidence.native_4bit"
+    # asking for FP8 sizes FP8
+    assert rec(model="gpt-oss-120b", precision="fp8").precision == "fp8"
+
+
+def test_step_2_is_4_bit_in_the_format_the_gpu_runs_with_its_own_quality_note() -> None:
+    pro = rec(model="llama-3.1-405b", concurrency=48, context=16384)
+    assert (pro.step, pro.precision) == (2, "nvfp4")
+    assert "caveat.nvfp4" in ids(pro.caveats) and "caveat.int4" not in ids(pro.caveats)
+    assert pro.questions[1].question.params["format"].params == {}  # type: ignore[union-attr]
+    hopper = rec(model="llama-3.1-405b", concurrency=48, context=16384, gpu="h100-sxm")
+    assert (hopper.step, hopper.precision) == (2, "int4")
+    assert "caveat.int4" in ids(hopper.caveats)
+    refused = rec(model="llama-3.1-405b", concurrency=48, context=16384, allow_int4=False)
+    assert refused.questions[1].because.id == "evidence.int4_refused"
+
+
+def test_an_fp8_kv_cache_is_offered_when_it_changes_the_answer() -> None:
+    r = rec(alternatives=True, model="llama-3.1-405b", concurrency=48, context=16384)
+    assert r.step == 2
+    (kv,) = [a for a in r.alternatives if a.kind == "kv_precision"]
+    assert kv.verdict == "single_node" and kv.precision == "fp8"  # FP8 weights fit again
+    assert kv.summary.id == "alternative.fp8_kv_summary"
+    small = rec(alternatives=True, model="llama-3.1-8b", concurrency=4, context=2048)
+    assert "kv_precision" not in {a.kind for a in small.alternatives}
+
+
+def test_capacities_are_real_bytes_with_their_unit_stated() -> None:
+    pro = CAT.gpu("rtx-pro-6000-server")
+    assert (pro.memory_gb, pro.memory_unit) == (96, "GiB")
+    assert pro.memory_bytes == 96 * 2**30
+    l40s = CAT.gpu("l40s")
+    assert l40s.memory_unit == "GB" and l40s.memory_bytes == 48e9  # ECC: 46,068 MiB usable
+    for gpu in CAT.gpus.values():
+        assert gpu.memory_source
+    r = rec(model="llama-3.1-70b", concurrency=64, context=8192)
+    (cap,) = [a for a in r.assumptions if a.id == "assumption.capacity"]
+    assert cap.params["real"] == pro.memory_bytes and cap.params["node_nominal"] == 768

@@ -1,0 +1,103 @@
+"""Serving numbers a customer asks for (issue #9 item 2): TTFT, time per output token under
+in-flight batching, per-user and node tokens/s, requests/s, and sizing for them.
+
+The model is aiconfigurator's mixed-step scheduling (docs/calibration.md); these tests check
+its shape and what the tree does with the bounds, by message id and numbers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import SizingRequest, recommend
+from engine.catalog import catalog
+from engine.decision.facts import build_facts
+from engine.physics.inference import step_model
+from engine.physics.serving import serve
+from engine.result import Recommendation
+
+CAT = catalog()
+
+
+def rec(**kw: object) -> Recommendation:
+    return recommend(SizingRequest(**kw), alternatives=False)  # type: ignore[arg-type]
+
+
+def ids(messages) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.id for m in messages]
+
+
+@pytest.mark.parametrize("model", sorted(CAT.models))
+def test_every_inference_answer_carries_the_serving_numbers(model: str) -> None:
+    r = rec(model=model, context=min(8192, CAT.models[model].max_context))
+    n = r.numbers
+    if r.verdict == "frontier":
+        return  # an estimate of GPUs, not a timed deployment
+    assert n.ttft_s and n.tpot_ms and n.per_user_tokens_per_s and n.requests_per_s
+    assert n.per_user_tokens_per_s == pytest.approx(1000 / n.tpot_ms, rel=0.01)
+    assert n.decode_step_ms is not None and n.tpot_ms >= n.decode_step_ms * 0.999
+
+
+def test_in_flight_batching_slows_each_token_as_the_batch_grows() -> None:
+    f = build_facts(SizingRequest(model="llama-3.1-70b"), CAT)
+    sm = step_model(f.model, f.params, f.kernels, f.fabric, f.policy, precision="fp8",
+                    kv_precision="bf16", tp=8, pp=1, spans_nodes=False, gpus_per_node=8)
+    one, many = (serve(sm, f.policy, b, 6144.0, 2048.0) for b in (1, 64))
+    assert one.tpot_s == pytest.approx(one.decode_step_s, rel=0.01)  # batch 1: decode only
+    assert many.tpot_s / many.decode_step_s > 1.1  # mixed steps carry prompts
+    # TTFT = one prefill x the queueing factor min(2 + (N_mix - 3) / 20, 4)
+    assert one.ttft_s == pytest.approx(one.prefill_s * 1.9, rel=1e-6)
+    assert many.ttft_s == pytest.approx(many.prefill_s * min(2 + 61 / 20, 4), rel=1e-6)
+    assert many.tokens_per_s > one.tokens_per_s
+    assert many.requests_per_s == pytest.approx(many.tokens_per_s / 2047)
+
+
+def test_a_per_user_speed_one_node_misses_takes_replicas_that_each_meet_it() -> None:
+    r = rec(model="llama-3.1-70b", concurrency=64, per_user_tokens_per_s=30)
+    step1 = r.questions[0].because
+    assert step1.id == "evidence.slow"
+    assert step1.params["short"].id == "evidence.short_user"  # type: ignore[union-attr]
+    assert (r.step, r.verdict) == (3, "replicas") and (r.replicas or 0) >= 2
+    assert r.questions[-1].because.id == "evidence.replicas_bounds"
+    assert (r.numbers.per_user_tokens_per_s or 0) >= 30
+    q = r.questions[0].question
+    assert q.id == "question.step1_target"
+
+
+def test_a_ttft_bound_that_one_node_meets_is_step_1_and_says_so() -> None:
+    r = rec(model="llama-3.1-8b", concurrency=16, ttft_s=2.0)
+    assert r.step == 1
+    assert r.questions[0].because.id == "evidence.meets"
+    assert (r.numbers.ttft_s or 99) <= 2.0
+
+
+def test_a_bound_no_copy_can_meet_is_dropped_and_said() -> None:
+    r = rec(model="llama-3.1-70b", concurrency=64, ttft_s=0.01)
+    (said,) = [a for a in r.assumptions if a.id == "assumption.bounds_unreachable"]
+    assert float(said.params["ttft"]) > 0.01  # type: ignore[arg-type]
+    assert r.step == 1  # sized as if no bound were given
+
+
+def test_a_request_rate_sets_the_throughput_and_by_littles_law_the_requests_in_flight() -> None:
+    r = rec(model="llama-3.1-70b", requests_per_s=5, prompt_tokens=2000, output_tokens=500,
+            per_user_tokens_per_s=25)
+    (little,) = [a for a in r.assumptions if a.id == "assumption.little"]
+    assert little.params["in_flight"] == 100  # 5 req/s x 499 tokens / 25 tok/s
+    assert (r.numbers.requests_per_s or 0) >= 5
+    assert (r.numbers.total_tokens_per_s or 0) >= 5 * 499
+    (shape,) = [a for a in r.assumptions if a.id == "assumption.request_shape"]
+    assert (shape.params["prompt"], shape.params["output"], shape.params["context"]) == \
+        (2000.0, 500.0, 2500)
+
+
+def test_prompt_and_answer_lengths_set_the_context_when_it_is_not_given() -> None:
+    r = rec(model="llama-3.1-8b", prompt_tokens=1000, output_tokens=200)
+    assert r.numbers.kv_cache_gb == pytest.approx(32 * 1200 * 131072 / 1e9, abs=0.1)
+
+
+def test_the_step_and_the_math_quote_the_serving_model() -> None:
+    r = rec(model="llama-3.1-70b", concurrency=32)
+    assert {"math.decode", "math.serving", "math.throughput"} <= set(ids(r.math))
+    (serving,) = [m for m in r.math if m.id == "math.serving"]
+    assert serving.params["drain"] == CAT.policy.tpot_drain_steps
+    assert "assumption.serving_model" in ids(r.assumptions)
