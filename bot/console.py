@@ -10,6 +10,8 @@ GPU, change an answer, start again. End of input says what was kept and exits 0.
 
 Everything is rendered in the conversation's language with the faces' catalog
 (``bot/wording.py``); the console's own texts are ``console.*`` (``bot/messages/console.*``).
+A model given by its Hugging Face id is read from the Hub (``HF_ENDPOINT``, ``HF_TOKEN``,
+``HF_OFFLINE``: ``dialogue/hub.py``), as on Slack.
 ``--json`` hands the same loop to ``bot/jsonface.py`` (one JSON object per line).
 """
 
@@ -22,6 +24,7 @@ from typing import TextIO
 
 from bot.wording import say
 from dialogue import Dialogue, DialogueError, MemoryStore, RedisStore, Reply, Store
+from dialogue.hub import Hub, HubClient
 from dialogue.slots import expects_number
 from engine.catalog import catalog
 from engine.result import VERDICT_IDS, Recommendation, Segments
@@ -43,6 +46,11 @@ def hint_language() -> Lang:
 def make_store() -> Store:
     url = os.environ.get("REDIS_URL")
     return RedisStore(url) if url else MemoryStore()
+
+
+def make_hub() -> Hub:
+    """The Hugging Face Hub for a model given by its id (HF_ENDPOINT, HF_TOKEN, HF_OFFLINE)."""
+    return HubClient.from_env()
 
 
 # -- the card ----------------------------------------------------------------------------------
@@ -128,11 +136,19 @@ def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
          if n.training_state_gb else None),
         ("throughput", msg("console.value.rate", rate=n.node_tokens_per_s)
          if n.node_tokens_per_s else None),
+        ("per_user", msg("console.value.rate", rate=n.per_user_tokens_per_s)
+         if n.per_user_tokens_per_s else None),
+        ("ttft", msg("console.value.seconds", s=n.ttft_s) if n.ttft_s else None),
+        ("requests", msg("console.value.per_second", rate=n.requests_per_s)
+         if n.requests_per_s else None),
         ("efficiency", msg("console.value.share", share=n.scaling_efficiency)
          if n.scaling_efficiency else None),
         ("gpu_months", msg("console.value.count", n=n.gpu_months) if n.gpu_months else None),
         ("days", msg("console.value.days", days=n.days) if n.days else None),
         ("gpus_needed", msg("console.value.count", n=n.gpus_needed) if n.gpus_needed else None),
+        # small work on the fewest GPUs: said when fewer than the node's
+        ("min_gpus", msg("console.value.min_gpus", n=n.min_gpus, gpus=rec.gpus_per_node)
+         if n.min_gpus and n.min_gpus < rec.gpus_per_node else None),
     ]
     return [(msg(f"console.row.{key}"), value) for key, value in rows if value is not None]
 
@@ -234,7 +250,7 @@ def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
             return 0
         opening = first
     try:
-        return _converse(Dialogue(make_store()), opening, feed, stdout, lang)
+        return _converse(Dialogue(make_store(), hub=make_hub()), opening, feed, stdout, lang)
     except DialogueError as exc:  # the store is down: said, nothing was lost
         stdout.write(f"\n{say(exc.message, lang)}\n")
         return 1

@@ -5,9 +5,14 @@ Why: a corpus of utterances (tests, a sales engineer's script) must check what t
 understood without scraping prose. Each object has exactly these keys:
 
 * ``asking``: the slot being asked (``model``, ``context``, ...), or null once the card is shown;
-* ``answers``: the answers as ``python -m engine recommend`` names them (``model`` catalog id or
-  ``params_b``, ``workload``, ``concurrency``, ``context``, ``target_tokens_per_s``, ``int4``,
-  ``gpu``, ``gpus_per_node``, ``interconnect``, ``train_tokens``, ``deadline_days``);
+* ``answers``: the answers as ``python -m engine recommend`` names them (``model`` catalog id,
+  or ``params_b`` with ``active_params_b`` for an MoE, or ``hf_config`` for a model given by
+  its config.json; ``workload``, ``concurrency``, ``context``, ``prompt_tokens``,
+  ``output_tokens``, ``target_tokens_per_s``, ``per_user_tokens_per_s``, ``ttft_s``,
+  ``requests_per_s``, ``int4``, ``gpu``, ``gpus_per_node``, ``interconnect``,
+  ``train_tokens``, ``deadline_days``), and what the person said that the engine has no
+  field for, shown beside them (``users_total``, ``documents``, ``document_tokens``,
+  ``batch_days``);
 * ``sources``: for each of those keys, ``said``, ``assumed``, ``default`` or ``confirmed``;
 * ``language``: ``en`` or ``fr``, the conversation's;
 * ``text``: the reply rendered in that language (notices, the steps decided, the error, then
@@ -24,13 +29,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from bot import console
 from bot.wording import say
 from dialogue import Dialogue, DialogueError, Reply
 from dialogue.slots import expects_number
+from engine.units import Lang
 from engine.wording import Message, msg
 
 KEY = "jsonface"
@@ -68,6 +74,19 @@ def _lines(stdin: TextIO) -> Iterator[str]:
         yield line.rstrip("\r\n")
 
 
+def converse(dialogue: Dialogue, opening: str, lines: Iterable[str],
+             language: Lang = "en") -> Iterator[Reply]:
+    """The replies to an opening and the lines after it, as ``main`` reads them (a number
+    picks a choice, an empty line takes the default): the JSON face's one code path, which
+    a test corpus drives in process."""
+    reply = dialogue.start(KEY, opening, owner="jsonface", language=language)
+    yield reply
+    for line in lines:
+        options = [(c.value, c.label) for c in reply.choices]
+        reply = dialogue.handle(KEY, console.pick(line, options, expects_number(reply.state)))
+        yield reply
+
+
 def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
          argv: Sequence[str] | None = None) -> int:
     """One sizing, one JSON object per input line; 0 at the end of input."""
@@ -76,12 +95,8 @@ def main(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
     if opening is None:
         return 0
     try:
-        dialogue = Dialogue(console.make_store())
-        reply = dialogue.start(KEY, opening, owner="jsonface", language=console.hint_language())
-        _emit(reply, stdout)
-        for line in feed:
-            options = [(c.value, c.label) for c in reply.choices]
-            reply = dialogue.handle(KEY, console.pick(line, options, expects_number(reply.state)))
+        dialogue = Dialogue(console.make_store(), hub=console.make_hub())
+        for reply in converse(dialogue, opening, feed, console.hint_language()):
             _emit(reply, stdout)
     except DialogueError as exc:
         stdout.write(json.dumps({"error": say(exc.message, "en")}) + "\n")

@@ -6,15 +6,23 @@ change is visible in ``schema_version`` (a conversation of another schema is tre
 gone: "start again", never a guess). The recommendation is recomputed on demand because
 the engine is deterministic and cheaper than storing its output.
 
-Schema (version 2)::
+Schema (version 3)::
 
     id, key, owner, version, created_at, updated_at, expires_at   identity and lifetime
     state        the slot being asked (``dialogue.slots``), 'done' or 'cancelled'
-    answers      slot -> value: 'model' (catalog id, or billions of parameters for a model
-                 known by its size), 'workload', 'concurrency', 'context', 'target_tokens_per_s'
-                 (null: no target), 'int4', 'train_tokens', 'deadline_days', 'interconnect',
-                 'gpu'
-    sources      slot -> where its answer came from: said / assumed / default / confirmed
+    answers      key -> value, keys as the engine CLI names them (``dialogue.slots.KEYS``):
+                 'model' (catalog id; billions of parameters for a model known by its
+                 counts, with 'active_params_b' for an MoE; 'config:<name>' for a model
+                 given by its config.json, kept in 'model_config'), 'workload',
+                 'concurrency', 'users_total', 'requests_per_s', 'prompt_tokens',
+                 'output_tokens', 'documents', 'document_tokens', 'batch_days', 'context',
+                 'target_tokens_per_s' (null: no target), 'per_user_tokens_per_s', 'ttft_s',
+                 'int4', 'train_tokens', 'deadline_days', 'interconnect', 'gpu',
+                 'gpus_per_node'
+    sources      key -> where its answer came from: said / assumed / default / confirmed
+    proposals    slot -> what the bot proposes there and waits for a click on (the
+                 candidates for a model name, the kind of fine-tune, "did you mean context
+                 32k?"): the options and the answers each one sets, marked 'confirmed'
     language     'en' or 'fr'; language_source: default / detected / chosen
     history      the questions to return to on 'back'
 
@@ -29,14 +37,36 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dialogue.reply import Source
 from engine.units import Lang
+from engine.wording import Message
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 HISTORY_LIMIT = 24  # "back" rarely goes further; the cap keeps a fidgety user's record small
 
 AnswerValue = str | int | float | bool | None
 #: How the language was set: nothing said yet (the face's hint or English), read from the
 #: person's words, or asked for ("in French"). Only a default one follows the next words.
 LanguageSource = Literal["default", "detected", "chosen"]
+
+
+class Option(BaseModel):
+    """One button of a proposal: what it says, the text it sends, the answers it sets (none
+    for 'none of these', which reopens the question with the ways to describe)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: str
+    label: Message
+    answers: dict[str, AnswerValue] = Field(default_factory=dict)
+    style: Literal["primary", "danger"] | None = None
+
+
+class Proposal(BaseModel):
+    """What the bot asks a person to confirm at one question, and the options."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: Message
+    options: list[Option]
 
 
 class Conversation(BaseModel):
@@ -50,6 +80,7 @@ class Conversation(BaseModel):
     state: str
     answers: dict[str, AnswerValue] = Field(default_factory=dict)
     sources: dict[str, Source] = Field(default_factory=dict)
+    proposals: dict[str, Proposal] = Field(default_factory=dict)
     language: Lang = "en"
     language_source: LanguageSource = "default"
     history: list[str] = Field(default_factory=list, description="states to return to on back")
@@ -78,7 +109,8 @@ class Conversation(BaseModel):
         in them are scalars), at a fraction of a deep copy's cost."""
         return self.model_copy(update={
             "answers": dict(self.answers), "sources": dict(self.sources),
-            "history": list(self.history), "meta": dict(self.meta),
+            "proposals": dict(self.proposals), "history": list(self.history),
+            "meta": dict(self.meta),
         })
 
     def drop(self, slot: str) -> None:

@@ -9,11 +9,17 @@ conversation's language; ``str(exc)`` is the English text, for logs.
 
 :class:`ParseError` never reaches a face: the readers in ``dialogue/understand/`` raise it and
 the turn turns it into the reply's ``error`` (the same question, asked again).
+:class:`Unsure` is a ParseError that proposes: the turn keeps it as the question's proposal.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.wording import Message, msg
+
+if TYPE_CHECKING:
+    from dialogue.conversation import Option
 
 
 class DialogueError(Exception):
@@ -101,3 +107,17 @@ class ParseError(ValueError):
         self.ambiguous = ambiguous  # the text named several catalog entries, not none
         self.retry = retry or []
         super().__init__(message.id)
+
+
+class Unsure(ParseError):
+    """The text could mean several answers, or one the bot must not take without asking (a
+    model's name it only comes near, a bare 'fine-tune', '32k' at the speed question):
+    ``message`` asks, ``options`` are the buttons, each with the answers it sets.
+
+    ``slot`` is the question the proposal belongs to (a model proposal found in an opening
+    waits at the model question). The turn stores it and shows it as a question."""
+
+    def __init__(self, message: Message, options: list[Option], slot: str) -> None:
+        super().__init__(message)
+        self.options = options
+        self.slot = slot

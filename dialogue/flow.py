@@ -12,6 +12,10 @@ deadline) while they are open; two questions depend on the engine's answer:
 
 One :class:`Plan` lives for one turn and asks the engine at most once per distinct request
 (the engine memoizes too), so a turn stays cheap and no recommendation is ever stored.
+
+What the sizing rests on is confirmed before the card when it was only inferred: a workload
+read from "50 users" (serving) or an INT4 consent read from an "-AWQ" checkpoint name is
+asked again, with the inferred value shown, before the result (:func:`_assumed`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dialogue.conversation import AnswerValue
+from dialogue.keys import KEYS
 from dialogue.machine import DONE
 from dialogue.reply import Source
 from dialogue.slots import ORDER, SLOTS, serving, valid
@@ -32,6 +37,11 @@ from engine.wording import Message, msg
 
 _NEEDS_LINK = ("multi_node", "frontier")
 Answers = Mapping[str, AnswerValue]
+Sources = Mapping[str, Source]
+#: What the engine is always sent, said or not: shown as defaults.
+ALWAYS = (("gpu", DEFAULT_GPU),
+          ("gpus_per_node", SizingRequest.model_fields["gpus_per_node"].default),
+          ("interconnect", DEFAULT_INTERCONNECT))
 
 
 class EngineFailed(Exception):
@@ -45,36 +55,67 @@ class EngineFailed(Exception):
 # -- the request the engine is sent ------------------------------------------------------------
 
 
-def request(answers: Answers, sources: Mapping[str, Source]) -> tuple[dict[str, Any],
-                                                                      dict[str, Source]]:
+_WEAK: tuple[Source, ...] = ("assumed", "default", "confirmed")
+
+
+def _weakest(*sources: Source) -> Source:
+    """A value derived from several answers is as sure as the least sure of them."""
+    return next((s for s in _WEAK if s in sources), "said")
+
+
+def request(answers: Answers, sources: Sources) -> tuple[dict[str, Any], dict[str, Source]]:
     """The answers as the engine CLI names them (``model``/``params_b``, ``workload``, ...,
-    ``int4``), each with its source; what nobody answered and the engine takes anyway (the
-    GPU, GPUs per node, the link) is included as a ``default``, so it is always shown."""
+    ``per_user_tokens_per_s``, ``int4``), each with its source; a batch job's documents and
+    deadline become the request rate and prompt length they mean; what nobody answered and
+    the engine takes anyway (the GPU, GPUs per node, the link) is included as a
+    ``default``, so it is always shown."""
     req: dict[str, Any] = {}
     src: dict[str, Source] = {}
-    for name in ORDER:
-        slot = SLOTS[name]
-        if name in answers and slot.applies(answers) and valid(name, answers):
-            for key, value in slot.to_request(answers[name]).items():
-                req[key], src[key] = value, sources.get(name, "said")
-    for key, value in (("gpu", DEFAULT_GPU),
-                       ("gpus_per_node", SizingRequest.model_fields["gpus_per_node"].default),
-                       ("interconnect", DEFAULT_INTERCONNECT)):
-        if key not in req:
-            req[key], src[key] = value, "default"
+    for name, key in KEYS.items():
+        slot = SLOTS[key.slot]
+        if name in answers and slot.applies(answers) and valid(key.slot, answers):
+            for k, v in key.to_request(answers[name], answers).items():
+                req[k], src[k] = v, sources.get(name, "said")
+    batch = batch_load(answers)
+    if batch is not None and "requests_per_s" not in req:
+        weakest = _weakest(*(sources.get(k, "said") for k in (
+            "documents", "document_tokens", "batch_days")))
+        for k, v in batch.items():
+            if k not in req:
+                req[k], src[k] = v, weakest
+    for always, value in ALWAYS:
+        if always not in req:
+            req[always], src[always] = value, "default"
     return req, src
 
 
+def batch_load(answers: Answers) -> dict[str, Any] | None:
+    """A batch job as the engine takes it: the documents per second its deadline needs,
+    each document the prompt (the engine then knows the throughput it needs)."""
+    docs, each, days = (answers.get(k) for k in ("documents", "document_tokens", "batch_days"))
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+               for v in (docs, each, days)):
+        return None
+    assert isinstance(docs, int | float) and isinstance(each, int) and isinstance(days,
+                                                                                   int | float)
+    return {"requests_per_s": round(float(docs) / (float(days) * 86400), 6),
+            "prompt_tokens": each}
+
+
 def sizing_request(req: Mapping[str, Any], *, allow_int4: bool) -> SizingRequest:
-    fields = {k: v for k, v in req.items() if k != "int4" and v is not None}
-    return SizingRequest.model_validate({**fields, "allow_int4": allow_int4})
+    """The engine's request: the keys it has a field for (a headcount, a batch's documents
+    are shown to the person and sent as what they mean, see :func:`request`)."""
+    fields = SizingRequest.model_fields
+    out = {k: v for k, v in req.items() if k in fields and k != "int4" and v is not None}
+    return SizingRequest.model_validate({**out, "allow_int4": allow_int4})
 
 
 class Plan:
     """One turn's view of the answers: the next question, and the engine's answers."""
 
-    def __init__(self, answers: Answers) -> None:
+    def __init__(self, answers: Answers, sources: Sources | None = None) -> None:
         self.answers = answers
+        self.sources: Sources = sources or {}
         self._req = request(answers, {})[0]
         self._memo: dict[bool, Recommendation] = {}
 
@@ -149,14 +190,21 @@ def _open(slot: str) -> Predicate:
     return lambda a, plan: SLOTS[slot].applies(a) and not valid(slot, a)
 
 
+def _assumed(key: str) -> Predicate:
+    """What the sizing rests on (the workload, INT4 consent) is confirmed before the card
+    when it was only inferred ('50 users' is serving; an '-AWQ' name is INT4 consent)."""
+    return lambda a, plan: key in a and plan.sources.get(key) == "assumed"
+
+
 FLOW: tuple[tuple[str, Predicate], ...] = (
     *((s, _open(s)) for s in ("model", "workload", "concurrency", "context",
                               "target_tokens_per_s", "train_tokens", "deadline_days")),
-    ("int4", lambda a, plan: "int4" not in a and plan.int4_decides()),
+    ("workload", _assumed("workload")),
+    ("int4", lambda a, plan: ("int4" not in a or _assumed("int4")(a, plan))
+     and plan.int4_decides()),
     ("interconnect", lambda a, plan: "interconnect" not in a and plan.link_decides()),
 )
-
-
+assert {s for s, _ in FLOW} <= set(ORDER)
 # -- what the INT4 answer trades -----------------------------------------------------------------
 
 

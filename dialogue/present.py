@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dialogue.conversation import AnswerValue, Conversation
-from dialogue.flow import EngineFailed, Plan, int4_tradeoff, request
+from dialogue.answer import Outcome
+from dialogue.conversation import Conversation
+from dialogue.flow import ALWAYS, EngineFailed, Plan, int4_tradeoff, request
+from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
-from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply
-from dialogue.slots import ORDER, SLOTS, valid
-from dialogue.turn import Outcome, changeable
-from engine.request import DEFAULT_GPU
-from engine.units import tokens
+from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
+from dialogue.slots import ORDER, SLOTS, assumed, current_default, valid
+from dialogue.turn import changeable
 from engine.wording import Message, msg
 
 
@@ -29,7 +29,7 @@ def reply(out: Outcome) -> Reply:
     if conv.state == CANCELLED:
         return _reply(conv, kind="ended", text=msg("dialogue.reply.cancelled"),
                       error=out.error, choices=[_new_sizing()])
-    plan = out.plan or Plan(conv.answers)
+    plan = out.plan or Plan(conv.answers, conv.sources)
     if conv.state == DONE:
         return _result(conv, plan, out)
     return _question(conv, plan, out)
@@ -44,17 +44,21 @@ def missing(key: str, *, expired: bool = False) -> Reply:
 
 
 def answers(conv: Conversation) -> list[AnswerView]:
-    """The answers that shape the sizing, in question order (the GPU always: it is sent)."""
+    """The answers that shape the sizing, in question order, each with its source; what the
+    engine is sent without an answer (the GPU, GPUs per node) is shown as a default."""
     out: list[AnswerView] = []
-    for name in ORDER:
-        slot = SLOTS[name]
-        if name in conv.answers and slot.applies(conv.answers) and valid(name, conv.answers):
-            out.append(AnswerView(slot=name, label=slot.label, shown=slot.show(conv.answers[name]),
+    a = conv.answers
+    for name, key in KEYS.items():
+        slot = SLOTS[key.slot]
+        if name in a and key.shown and slot.applies(a) and valid(key.slot, a):
+            out.append(AnswerView(slot=name, label=key.label, shown=key.show(a[name]),
                                   source=conv.sources.get(name, "said")))
-        elif name == "gpu":
-            out.append(AnswerView(slot=name, label=slot.label, shown=slot.show(DEFAULT_GPU),
-                                  source="default"))
-    return out
+    for name, value in ALWAYS:
+        if name != "interconnect" and name not in a:
+            out.append(AnswerView(slot=name, label=KEYS[name].label,
+                                  shown=KEYS[name].show(value), source="default"))
+    order = {k: i for i, k in enumerate(KEYS)}
+    return sorted(out, key=lambda v: order[v.slot])
 
 
 # -- the three shapes ------------------------------------------------------------------------
@@ -73,9 +77,14 @@ def _reply(conv: Conversation, **fields: object) -> Reply:
 
 def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
     slot = SLOTS[conv.state]
+    proposal = conv.proposals.get(conv.state)
     text: Message = slot.ask(conv.answers)
-    if conv.state in conv.answers:
-        shown = slot.show(conv.answers[conv.state])
+    if proposal is not None:
+        text = proposal.text
+    elif assumed(conv, conv.state):  # inferred, not said: confirm it (Enter keeps it)
+        text = msg("dialogue.question.assumed", question=text, now=slot.show(conv.answers))
+    elif any(k in conv.answers for k in slot.keys):
+        shown = slot.show(conv.answers)
         # a new model with a shorter window: the old answer is shown as what no longer fits
         text = (msg("dialogue.question.now", question=text, now=shown)
                 if valid(conv.state, conv.answers)
@@ -88,12 +97,13 @@ def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
             notices.append(Notice(kind="tradeoff", text=int4_tradeoff(plan)))
     except EngineFailed:  # the steps are context; the question stands without them
         steps = []
-    default = slot.default(conv.answers)
+    default = None if proposal is not None else current_default(conv)
+    choices = ([Choice(value=o.value, label=o.label, style=o.style) for o in proposal.options]
+               if proposal is not None else slot.choices(conv.answers))
     return _reply(
         conv, kind="question", asking=conv.state, text=text, help=slot.help, notices=notices,
-        steps=steps, error=out.error, choices=out.choices or slot.choices(conv.answers),
-        default=None if default is None else Choice(value=_typed(slot.name, default.value),
-                                                    label=slot.show(default.value)),
+        steps=steps, error=out.error, choices=out.choices or choices,
+        default=None if default is None else Choice(value=default.typed, label=default.label),
         nav=_question_nav(conv),
     )
 
@@ -106,8 +116,9 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
         return _reply(conv, kind="error", text=msg("dialogue.reply.engine_failed"),
                       error=msg("dialogue.error.engine", why=exc.message),
                       nav=_result_nav(conv, list(ORDER)))
+    notices = list(out.notices)
     return _reply(conv, kind="result", text=rec.headline, help=msg("dialogue.help.result"),
-                  notices=out.notices, steps=list(rec.questions), error=out.error,
+                  notices=notices, steps=list(rec.questions), error=out.error,
                   nav=_result_nav(conv, names), recommendation=rec)
 
 
@@ -122,11 +133,20 @@ def _nav(kind: str, value: str, slot: str | None = None,
                                "style": style})
 
 
+def _assumed_slots(conv: Conversation) -> list[str]:
+    """The questions whose answer the bot assumed: one click away from a change."""
+    weak: tuple[Source, ...] = ("assumed",)
+    slots = {KEYS[k].slot for k, s in conv.sources.items() if s in weak and k in KEYS}
+    return [s for s in ORDER if s in slots and s != conv.state]
+
+
 def _question_nav(conv: Conversation) -> list[Nav]:
     nav: list[Nav] = []
     if conv.history or conv.answers:
         nav.append(_nav("back", "back"))
     nav.append(_nav("help", "help"))
+    nav += [_nav("change", f"change {SLOTS[s].aliases[0]}", s) for s in _assumed_slots(conv)
+            if s != "gpu"]
     if conv.state != "gpu":
         nav.append(_nav("change", "change gpu", "gpu"))
     nav.append(_nav("restart", "restart"))
@@ -135,10 +155,13 @@ def _question_nav(conv: Conversation) -> list[Nav]:
 
 
 def _result_nav(conv: Conversation, names: list[str]) -> list[Nav]:
-    """'Change <answer>' for each answer that still shapes the result, then back and a new
-    sizing. The value is the command typed, in the words every language understands."""
-    nav = [_nav("change", f"change {SLOTS[n].aliases[0]}", n) for n in ORDER
-           if n in names and (n in conv.answers or n == "gpu")]
+    """'Change <answer>' for each answer that still shapes the result (what was assumed
+    first: one click to correct it), then back and a new sizing. The value is the command
+    typed, in the words every language understands."""
+    assumed = [n for n in _assumed_slots(conv) if n in names]
+    rest = [n for n in ORDER if n in names and n not in assumed
+            and (any(k in conv.answers for k in SLOTS[n].keys) or n == "gpu")]
+    nav = [_nav("change", f"change {SLOTS[n].aliases[0]}", n) for n in [*assumed, *rest]]
     nav.append(_nav("back", "back"))
     nav.append(_nav("restart", "restart"))
     return nav
@@ -146,14 +169,3 @@ def _result_nav(conv: Conversation, names: list[str]) -> list[Nav]:
 
 def _new_sizing() -> Choice:
     return Choice(value="restart", label=msg("dialogue.nav.new_sizing"))
-
-
-def _typed(slot: str, value: AnswerValue) -> str:
-    """What a person would type for a default (a button value takes the same path)."""
-    if value is None:
-        return "no target"
-    if slot == "train_tokens" and isinstance(value, int | float):
-        return f"{tokens(value)} tokens"
-    if slot == "deadline_days" and isinstance(value, int | float):
-        return f"{value:g} days"
-    return str(value)

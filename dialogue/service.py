@@ -9,6 +9,13 @@ applied is ``Duplicate``.
 
 Turns that change nothing (help, an invalid answer, a stale click) are not written: the
 version stays, so the buttons on screen stay valid.
+
+The Hugging Face Hub is the one network dependency besides the store, and is injected the
+same way (``hub``: ``dialogue/hub.py``'s :class:`Hub`): when a turn names a Hub model the
+catalog lacks, the service fetches its config.json between the pure steps (``turn.take``
+returns ``fetch``, ``turn.fetched`` reads the result), so the turn stays pure and a fake Hub
+serves the tests. :meth:`Dialogue.attach` is the entry point for a file or snippet a face
+receives (a config.json): the same turn as typed text, without the length limit of an answer.
 """
 
 from __future__ import annotations
@@ -16,18 +23,21 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from dialogue import present, turn
+from dialogue import present, turn, understand
 from dialogue.conversation import SCHEMA_VERSION, Conversation
 from dialogue.errors import Duplicate, NotFinished, NotOwner
 from dialogue.flow import Plan, request
+from dialogue.hub import Hub, NoHub
+from dialogue.keys import show_model
 from dialogue.machine import DONE, INITIAL
 from dialogue.reply import Reply
-from dialogue.slots import show_model
 from dialogue.store import Store, Stored, Write
+from dialogue.understand import config
 from engine.result import Recommendation
 from engine.units import Lang
 from engine.wording import msg
@@ -44,10 +54,13 @@ class Dialogue:
         *,
         ttl_seconds: int = DEFAULT_TTL_SECONDS,
         clock: Callable[[], float] = time.time,
+        hub: Hub | None = None,
     ) -> None:
         self.store = store
         self.ttl_seconds = ttl_seconds
         self.clock = clock
+        self.hub: Hub = hub or NoHub()
+        understand.warm()  # the catalog indexes, once per process: no first message pays
 
     # -- public API ------------------------------------------------------------------------
 
@@ -73,7 +86,9 @@ class Dialogue:
             meta=dict(meta or {}), version=(old_version or 0) + 1, language=language or "en",
             created_at=now, updated_at=now, expires_at=now + self.ttl_seconds,
         )
-        out = turn.begin(conv, opening)
+        out = turn.begin(conv, opening, self._today())
+        if out.fetch is not None:
+            out = self._fetch(conv, out, opening=True)
         self.store.write(key, Write(
             doc=out.conv.to_json(), version=out.conv.version, expected=old_version,
             ttl_seconds=self.ttl_seconds, replace=True, meta=out.conv.meta,
@@ -105,7 +120,9 @@ class Dialogue:
             # an answer clicked on an old message; 'start over', 'cancel' and 'help' mean the
             # same whenever they are clicked, so they are not refused
             return present.reply(turn.Outcome(conv, error=msg("dialogue.error.stale")))
-        out = turn.take(conv, text)
+        out = turn.take(conv, text, self._today())
+        if out.fetch is not None:
+            out = self._fetch(conv, out, opening=False)
         if out.changed:
             now = self.clock()
             new = out.conv
@@ -117,6 +134,23 @@ class Dialogue:
                 **self._finish_records(out, now),
             ))
         return present.reply(out)
+
+    def attach(
+        self,
+        key: str,
+        content: str,
+        *,
+        name: str | None = None,
+        version: int | None = None,
+        delivery_id: str | None = None,
+        actor: str | None = None,
+    ) -> Reply:
+        """A file or snippet a person shared (a Slack file's text, a pasted config.json):
+        read as that person's answer, as typed text is, up to ``config.MAX_CONFIG_CHARS``.
+        ``name`` (the file's) says nothing the content does not; it is kept for logs."""
+        del name
+        text = content if config.looks_like(content) else content[:turn.MAX_ANSWER_CHARS + 1]
+        return self.handle(key, text, version=version, delivery_id=delivery_id, actor=actor)
 
     def current(self, key: str) -> Reply | None:
         """The current question or result, re-rendered (None when there is no sizing)."""
@@ -135,7 +169,7 @@ class Dialogue:
         conv = self.load(key)
         if conv is None or conv.state != DONE:
             raise NotFinished(key, "missing" if conv is None else conv.state)
-        rec = Plan(conv.answers).recommendation()
+        rec = Plan(conv.answers, conv.sources).recommendation()
         record = _record(conv, rec, self.clock())
         record.update(kind="quote", requester=requester, note=note)
         record["id"] = self.store.append_audit(record)
@@ -157,6 +191,15 @@ class Dialogue:
         return out[:limit]
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _today(self) -> date:
+        return datetime.fromtimestamp(self.clock(), UTC).date()
+
+    def _fetch(self, before: Conversation, out: turn.Outcome, *, opening: bool) -> turn.Outcome:
+        """Ask the Hub for the config.json the turn needs, then finish the turn with it."""
+        assert out.fetch is not None
+        got = self.hub.config(out.fetch)
+        return turn.fetched(before, out, got.text, got.failure, opening=opening)
 
     def _read(self, key: str, delivery_id: str | None) -> Stored | None:
         stored = self.store.read(key, delivery_id)

@@ -1,57 +1,67 @@
-"""The questions as data: what each slot asks, offers, accepts, shows and sends the engine.
+"""The questions as data: what each slot asks, offers, accepts, defaults to and sets.
 
 Like a Rasa form's required slots: each :class:`Slot` names its reader (``dialogue/understand``),
-its choices, how its answer is shown, its default (what an empty answer takes, shown with the
-question), and its mapping onto the engine's request (the keys of ``python -m engine
-recommend``: ``model`` or ``params_b``, ``target_tokens_per_s``, ``int4``, ...). Its wording
-is in the catalog under ``dialogue.slot.<name>.{label,ask,help}``. ``ORDER`` is the order of
-the article's tree (docs/decision-tree.md): model and workload, then what step 1 needs, then
-what only a "no" at step 1 makes necessary (INT4 consent, the link between nodes). Which
-slot is asked next is ``dialogue/flow.py``'s; this module holds no decision.
+its choices, its default (what an empty answer takes, shown with the question), and the keys
+its answer may set (``dialogue/keys.py``: the load question takes "64 at once", "200
+employees", "20 requests per second" or a batch job; the speed question a per-user speed or a
+total). Its wording is in the catalog under ``dialogue.slot.<name>.{label,ask,help,word,
+change}``. ``ORDER`` is the order of the article's tree (docs/decision-tree.md): model and
+workload, then what step 1 needs, then what only a "no" at step 1 makes necessary (INT4
+consent, the link between nodes). Which slot is asked next is ``dialogue/flow.py``'s.
 
 Menus are the catalog's (GPUs, links, models) and the engine's (workloads, defaults): none is
-listed here again.
+listed here again; the assumed speeds and shares are ``dialogue/data/assumptions.toml``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any
 
-import engine
-from dialogue.conversation import AnswerValue
+from dialogue import keys as answer_keys
+from dialogue import readers
+from dialogue.assumptions import assumptions
+from dialogue.conversation import Conversation
+from dialogue.errors import ParseError
+from dialogue.keys import Answers
 from dialogue.reply import Choice
-from dialogue.understand import names, negation, numbers
-from engine import EngineError
+from dialogue.understand import load, models, names, numbers
 from engine.catalog import catalog
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
-from engine.units import Lang
+from engine.units import tokens
 from engine.wording import Message, Param, msg, text
 
-Answers = Mapping[str, AnswerValue]
+Reading = readers.Reading
+Reader = readers.Reader
 
 
 @dataclass(frozen=True)
 class Default:
-    """The answer an empty reply takes at a question (``value`` may be None: 'no target')."""
+    """What an empty reply takes at a question: the answers it sets, and the text a person
+    would type for it (a button's value)."""
 
-    value: AnswerValue
+    answers: Reading
+    typed: str
+    label: Message
 
 
 @dataclass(frozen=True)
 class Slot:
-    name: str  # the state that asks it, and its key in Conversation.answers
+    name: str  # the state that asks it
     aliases: tuple[str, ...]  # folded words for 'change <answer>', English and French
     numeric: bool  # a bare number typed is the answer, not a choice's index
     applies: Callable[[Answers], bool]  # whether it can matter for these answers
-    read: Callable[[str, Answers, Lang], AnswerValue]
+    read: Reader
     choices: Callable[[Answers], list[Choice]]
-    show: Callable[[AnswerValue], Message]
-    to_request: Callable[[AnswerValue], dict[str, Any]]  # onto the engine CLI's keys
     default: Callable[[Answers], Default | None] = lambda a: None
     ask_params: Callable[[Answers], dict[str, Param]] = lambda a: {}
+    merge: bool = False  # a new answer keeps the slot's other keys (a GPU keeps its count)
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """The answer keys this question sets (``dialogue/keys.py``)."""
+        return answer_keys.of_slot(self.name)
 
     @cached_property
     def label(self) -> Message:
@@ -64,8 +74,12 @@ class Slot:
     def help(self) -> Message:
         return msg(f"dialogue.slot.{self.name}.help")
 
-
-# -- what the answers so far say -------------------------------------------------------------
+    def show(self, answers: Answers) -> Message:
+        """The answer as one phrase (the question's '(now: ...)'): its main key."""
+        for k in self.keys:
+            if k in answers and answer_keys.KEYS[k].shown:
+                return answer_keys.KEYS[k].show(answers[k])
+        return msg("dialogue.show.none")
 
 
 def is_training(answers: Answers) -> bool:
@@ -76,79 +90,6 @@ def serving(answers: Answers) -> bool:
     return not is_training(answers)
 
 
-def context_limit(answers: Answers) -> int | None:
-    """The model's context window, from the engine (None before the model is known, or for
-    a stored model the catalog no longer holds: the engine then refuses it, and says so)."""
-    m = answers.get("model")
-    try:
-        if isinstance(m, str):
-            return engine.max_context(m, None)
-        if isinstance(m, int | float) and not isinstance(m, bool):
-            return engine.max_context(None, float(m))
-    except EngineError:
-        return None
-    return None
-
-
-def show_model(v: AnswerValue) -> Message:
-    if isinstance(v, str):
-        spec = catalog().models.get(v)
-        return text(spec.name if spec else v)
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        return msg("dialogue.show.sized_model", params=float(v) * 1e9)
-    return msg("dialogue.show.none")
-
-
-def model_name(answers: Answers) -> Message:
-    return show_model(answers.get("model"))
-
-
-# -- shown values ----------------------------------------------------------------------------
-
-
-def _count(v: AnswerValue) -> Message:
-    return msg("dialogue.show.count", n=v if isinstance(v, int | float) else 0)
-
-
-def _context(v: AnswerValue) -> Message:
-    n = int(v) if isinstance(v, int | float) else 0
-    # '(32k)' beside the powers of two people write as 32k; 128,000 typed is not '(125k)'
-    binary = n >= 1024 and n % 1024 == 0 and n % 1000 != 0
-    return msg("dialogue.show.context_k" if binary else "dialogue.show.context", tokens=n)
-
-
-def _rate(v: AnswerValue) -> Message:
-    if v is None:
-        return msg("dialogue.show.no_target")
-    return msg("dialogue.show.rate", rate=float(v))
-
-
-def _yes_no(v: AnswerValue) -> Message:
-    return msg("dialogue.show.yes" if v is True else "dialogue.show.no")
-
-
-def _tokens(v: AnswerValue) -> Message:
-    return msg("dialogue.show.tokens", n=float(v) if isinstance(v, int | float) else 0.0)
-
-
-def _days(v: AnswerValue) -> Message:
-    return msg("dialogue.show.days", days=float(v) if isinstance(v, int | float) else 0.0)
-
-
-def _workload(v: AnswerValue) -> Message:
-    return msg(f"workload.{str(v).replace('-', '_')}")  # the engine's name for it
-
-
-def _link(v: AnswerValue) -> Message:
-    link = catalog().links.get(str(v))
-    return text(link.name if link else str(v))
-
-
-def _gpu(v: AnswerValue) -> Message:
-    g = catalog().gpus.get(str(v))
-    return text(g.name if g else str(v))
-
-
 # -- choices (the fixed menus are built once: a choice is frozen data) ---------------------------
 
 #: The models offered as buttons at the first question (any catalog model can be typed).
@@ -157,12 +98,8 @@ FEATURED_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen-2.5-
 
 
 def model_choices(ids: list[str] | tuple[str, ...]) -> list[Choice]:
-    models = catalog().models
-    return [Choice(value=m, label=text(models[m].name)) for m in ids if m in models]
-
-
-def _models(_: Answers) -> list[Choice]:
-    return list(_models_menu())
+    models_ = catalog().models
+    return [Choice(value=m, label=text(models_[m].name)) for m in ids if m in models_]
 
 
 @cache
@@ -171,18 +108,10 @@ def _models_menu() -> tuple[Choice, ...]:
                                or sorted(catalog().models)[:6]))
 
 
-def _workloads(_: Answers) -> list[Choice]:
-    return list(_workloads_menu())
-
-
 @cache
 def _workloads_menu() -> tuple[Choice, ...]:
     return tuple(Choice(value=w, label=msg(f"dialogue.choice.workload.{w.replace('-', '_')}"))
                  for w in names.WORKLOADS)
-
-
-def _concurrencies(_: Answers) -> list[Choice]:
-    return list(_concurrencies_menu())
 
 
 @cache
@@ -191,8 +120,25 @@ def _concurrencies_menu() -> tuple[Choice, ...]:
                  for n in (1, 8, 16, 32, 48, 64, 128, 256))
 
 
+def _concurrencies(answers: Answers) -> list[Choice]:
+    """At once: with a headcount said, its shares (the assumed one first, one click to
+    another); otherwise the usual counts."""
+    people = answers.get("users_total")
+    if not isinstance(people, int) or isinstance(people, bool):
+        return list(_concurrencies_menu())
+    a = assumptions()
+    shares = [a.peak_share, *(x for x in a.peak_shares if x != a.peak_share)]
+    out: list[Choice] = []
+    for share in shares:
+        n = load.at_once(people, share)
+        if str(n) not in {c.value for c in out}:
+            out.append(Choice(value=str(n), label=msg("dialogue.choice.share", n=n, share=share,
+                                                      people=people)))
+    return out
+
+
 def _contexts(answers: Answers) -> list[Choice]:
-    top = context_limit(answers)  # the model's window: no choice beyond it
+    top = readers.context_limit(answers)  # the model's window: no choice beyond it
     out = [Choice(value=f"{k}k", label=msg("dialogue.choice.context", tokens=k * 1024))
            for k in (4, 8, 32, 128) if top is None or k * 1024 <= top]
     if out or top is None:
@@ -200,20 +146,18 @@ def _contexts(answers: Answers) -> list[Choice]:
     return [Choice(value=str(top), label=msg("dialogue.choice.context", tokens=top))]
 
 
-def _targets(_: Answers) -> list[Choice]:
-    return list(_targets_menu())
-
-
 @cache
-def _targets_menu() -> tuple[Choice, ...]:
-    out = [Choice(value="no target", label=msg("dialogue.choice.no_target"), style="primary")]
-    out += [Choice(value=f"{n} tok/s", label=msg("dialogue.show.rate", rate=n))
-            for n in (1000, 3000, 6000, 20000)]
-    return tuple(out)
-
-
-def _int4s(_: Answers) -> list[Choice]:
-    return list(_int4s_menu())
+def _speeds_menu() -> tuple[Choice, ...]:
+    a, reading = assumptions(), readers.reading_speed()
+    return (
+        Choice(value=f"{reading:g} tok/s per user", style="primary",
+               label=msg("dialogue.choice.reading", rate=reading)),
+        Choice(value=f"{a.chatgpt_tokens_per_s:g} tok/s per user",
+               label=msg("dialogue.choice.chatgpt", rate=a.chatgpt_tokens_per_s)),
+        Choice(value="no target", label=msg("dialogue.choice.no_target")),
+        *(Choice(value=f"{n} tok/s", label=msg("dialogue.choice.total", rate=n))
+          for n in (3000, 6000, 20000)),
+    )
 
 
 @cache
@@ -228,8 +172,9 @@ _BUDGETS = (("1B tokens", 1e9), ("10B tokens", 10e9), ("100B tokens", 100e9),
 
 def _budgets(answers: Answers) -> list[Choice]:
     d = _finetune_tokens(answers)
-    return [Choice(value=value, label=_tokens(v),
-                   style="primary" if d is not None and d.value == v else None)
+    return [Choice(value=value, label=msg("dialogue.show.tokens", n=v),
+                   style="primary" if d is not None and d.answers["train_tokens"] == v
+                   else None)
             for value, v in _BUDGETS]
 
 
@@ -239,15 +184,10 @@ _DEADLINES = (("7 days", "dialogue.choice.days", 7), ("2 weeks", "dialogue.choic
 
 
 def _deadlines(answers: Answers) -> list[Choice]:
-    d = _deadline_default(answers)
+    days = catalog().policy.default_deadline_days
     return [Choice(value=value, label=msg(mid, n=n),
-                   style="primary" if d is not None and numbers.deadline(value) == d.value
-                   else None)
+                   style="primary" if numbers.deadline(value) == days else None)
             for value, mid, n in _DEADLINES]
-
-
-def _links(_: Answers) -> list[Choice]:
-    return list(_links_menu())
 
 
 @cache
@@ -255,10 +195,6 @@ def _links_menu() -> tuple[Choice, ...]:
     return tuple(Choice(value=lk.id, label=text(lk.name),
                         style="primary" if lk.id == DEFAULT_INTERCONNECT else None)
                  for lk in catalog().inter_links())
-
-
-def _gpus(_: Answers) -> list[Choice]:
-    return list(_gpus_menu())
 
 
 @cache
@@ -269,6 +205,10 @@ def _gpus_menu() -> tuple[Choice, ...]:
                         style="primary" if g.id == DEFAULT_GPU else None) for g in gpus)
 
 
+def _menu(build: Callable[[], tuple[Choice, ...]]) -> Callable[[Answers], list[Choice]]:
+    return lambda a: list(build())
+
+
 # -- defaults: the engine's, shown with the question -----------------------------------------
 
 
@@ -277,28 +217,21 @@ def _finetune_tokens(answers: Answers) -> Default | None:
     budget decides everything: it is asked)."""
     if answers.get("workload") == "pretrain":
         return None
-    return Default(catalog().policy.default_finetune_tokens)
+    n = catalog().policy.default_finetune_tokens
+    return Default({"train_tokens": n}, f"{tokens(n)} tokens",
+                   msg("dialogue.show.tokens", n=n))
 
 
-def _deadline_default(_: Answers) -> Default | None:
-    return Default(catalog().policy.default_deadline_days)
+def _deadline_default(_: Answers) -> Default:
+    days = catalog().policy.default_deadline_days
+    return Default({"deadline_days": days}, f"{days:g} days", msg("dialogue.show.days", days=days))
 
 
-# -- reading ---------------------------------------------------------------------------------
-
-
-def _read_context(t: str, a: Answers, lang: Lang) -> AnswerValue:
-    return numbers.context(t, context_limit(a) or 10**9, model_name(a))
-
-
-def _model_request(v: AnswerValue) -> dict[str, Any]:
-    if isinstance(v, str):
-        return {"model": v}
-    return {"params_b": v}
-
-
-def _key(name: str) -> Callable[[AnswerValue], dict[str, Any]]:
-    return lambda v: {name: v}
+def _speed_default(_: Answers) -> Default:
+    """A comfortable reading speed per user: what most people mean by "fast enough"."""
+    r = readers.reading_speed()
+    return Default({"per_user_tokens_per_s": r}, f"{r:g} tok/s per user",
+                   msg("dialogue.show.per_user", rate=r))
 
 
 def _always(_: Answers) -> bool:
@@ -309,59 +242,104 @@ SLOTS: dict[str, Slot] = {
     s.name: s
     for s in (
         Slot("model", ("model", "llm", "the model", "modele", "le modele"), False, _always,
-             lambda t, a, lang: names.model(t, lang), _models, show_model, _model_request),
+             lambda t, a, lang, today: models.model(t, lang), _menu(_models_menu)),
         Slot("workload", ("workload", "task", "job", "use", "charge de travail", "travail",
                           "tache", "usage"), False, _always,
-             lambda t, a, lang: names.workload(t), _workloads, _workload, _key("workload"),
-             ask_params=lambda a: {"model": model_name(a)}),
+             readers.one("workload", names.workload), _menu(_workloads_menu),
+             ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
-             lambda t, a, lang: numbers.concurrency(t), _concurrencies, _count,
-             _key("concurrency")),
+             readers.read_load, _concurrencies),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
-             _read_context, _contexts, _context, _key("context"),
-             ask_params=lambda a: {"model": model_name(a), "limit": context_limit(a) or 0}),
+             readers.read_context, _contexts,
+             ask_params=lambda a: {"model": readers.model_name(a),
+                                   "limit": readers.context_limit(a) or 0}),
         Slot("target_tokens_per_s", ("target", "throughput", "tok/s", "tokens per second",
                                      "speed", "objectif", "debit", "cible", "vitesse"), True,
-             serving, lambda t, a, lang: numbers.target(t), _targets, _rate,
-             _key("target_tokens_per_s"), default=lambda a: Default(None)),
+             serving, readers.read_speed, _menu(_speeds_menu), default=_speed_default,
+             ask_params=lambda a: {"reading": readers.reading_speed(),
+                                   "chatgpt": assumptions().chatgpt_tokens_per_s}),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
-             serving, lambda t, a, lang: negation.yes_no(t), _int4s, _yes_no, _key("int4"),
-             ask_params=lambda a: {"model": model_name(a)}),
+             serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)}, _menu(_int4s_menu),
+             ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
-             lambda t, a, lang: numbers.tokens(t, lang), _budgets, _tokens, _key("train_tokens"),
+             lambda t, a, lang, today: {"train_tokens": numbers.tokens(t, lang)}, _budgets,
              default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,
-             lambda t, a, lang: numbers.deadline(t), _deadlines, _days, _key("deadline_days"),
-             default=_deadline_default),
+             readers.read_deadline, _deadlines, default=_deadline_default),
         Slot("interconnect", ("interconnect", "network", "link", "fabric", "nic", "reseau",
                               "interconnexion", "lien"), False, _always,
-             lambda t, a, lang: names.interconnect(t), _links, _link, _key("interconnect"),
-             default=lambda a: Default(DEFAULT_INTERCONNECT),
-             ask_params=lambda a: {"default": _link(DEFAULT_INTERCONNECT)}),
+             readers.one("interconnect", names.interconnect), _menu(_links_menu),
+             default=lambda a: Default({"interconnect": DEFAULT_INTERCONNECT},
+                                       DEFAULT_INTERCONNECT,
+                                       answer_keys.KEYS["interconnect"].show(
+                                           DEFAULT_INTERCONNECT)),
+             ask_params=lambda a: {"default": answer_keys.KEYS["interconnect"].show(
+                 DEFAULT_INTERCONNECT)}),
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
-                     "cartes", "materiel"), False, _always,
-             lambda t, a, lang: names.gpu(t), _gpus, _gpu, _key("gpu"),
-             default=lambda a: Default(DEFAULT_GPU),
-             ask_params=lambda a: {"gpus": SizingRequest.model_fields["gpus_per_node"].default}),
+                     "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
+             lambda t, a, lang, today: names.hardware(t), _menu(_gpus_menu),
+             default=lambda a: Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
+                                       answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),
+             ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
+                 "gpus_per_node"].default}, merge=True),
     )
 }
-
 ORDER: tuple[str, ...] = tuple(SLOTS)
 ALIASES: dict[str, str] = {alias: s.name for s in SLOTS.values() for alias in s.aliases}
 
 
 def valid(slot: str, answers: Answers) -> bool:
     """Answered, and still valid for the other answers (a context beyond a new model's max)."""
-    if slot not in answers:
-        return False
     if slot == "context":
-        v, limit = answers[slot], context_limit(answers)
-        return isinstance(v, int) and (limit is None or v <= limit)
-    return True
+        v, limit = answers.get("context"), readers.context_limit(answers)
+        if v is None:  # prompt and answer lengths, or a batch's documents: the engine sums
+            return "prompt_tokens" in answers or "output_tokens" in answers or (
+                "document_tokens" in answers)
+        return isinstance(v, int) and not isinstance(v, bool) and (limit is None or v <= limit)
+    if slot == "concurrency":
+        return any(k in answers for k in ("concurrency", "requests_per_s", "documents"))
+    if slot == "target_tokens_per_s":
+        return any(k in answers for k in ("target_tokens_per_s", "per_user_tokens_per_s",
+                                          "documents"))
+    if slot == "gpu":
+        return "gpu" in answers or "gpus_per_node" in answers
+    if slot == "model":
+        m = answers.get("model")
+        return m is not None and (not isinstance(m, str) or not m.startswith(
+            answer_keys.CONFIG) or "model_config" in answers)
+    return slot in answers
+
+
+def assumed(conv: Conversation, slot: str) -> bool:
+    """Whether the bot inferred this question's answer (shown, to be confirmed or changed)."""
+    keys = [k for k in SLOTS[slot].keys if k in conv.answers]
+    return bool(keys) and all(conv.sources.get(k) == "assumed" for k in keys)
+
+
+def current_default(conv: Conversation) -> Default | None:
+    """What an empty answer takes here: an assumed answer (Enter confirms it), else the
+    question's own default."""
+    slot = SLOTS[conv.state]
+    if assumed(conv, conv.state):
+        answers = {k: conv.answers[k] for k in slot.keys if k in conv.answers}
+        return Default(answers, _typed(slot, answers), slot.show(conv.answers))
+    return slot.default(conv.answers)
+
+
+def _typed(slot: Slot, answers: Reading) -> str:
+    """The text that gives these answers again (a default button's value)."""
+    for choice in slot.choices(answers):
+        try:
+            if slot.read(choice.value, answers, "en", None) == answers:
+                return choice.value
+        except ParseError:
+            continue
+    value = answers.get(slot.name, next(iter(answers.values()), ""))
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def expects_number(state: str) -> bool:

@@ -1,49 +1,43 @@
 """One turn, pure: a conversation and a text in, the conversation after it and what to say.
 
-No store, no clock, no face: :func:`take` (an answer, a click, a command) and :func:`begin`
-(the opening sentence of a new sizing) work on a copy and return an :class:`Outcome`. A
-refused text returns the conversation as it was (``changed`` is False, ``error`` says why):
-nothing moves, nothing is lost. The service (``dialogue/service.py``) saves what changed.
+No store, no clock, no network: :func:`take` (an answer, a click, a command) and
+:func:`begin` (the opening sentence of a new sizing) work on a copy and return an
+:class:`Outcome`; ``today`` (for "by Friday") is passed in. A refused text returns the
+conversation as it was (``changed`` is False, ``error`` says why): nothing moves, nothing is
+lost. A text that names a Hugging Face model the catalog lacks returns ``fetch``; the service
+fetches its config.json and calls :func:`fetched`. The service (``dialogue/service.py``)
+saves what changed.
 
-The opening and the model question read a sentence the same way (every face gets what
-Slack gets): every answer it gives is kept, what was inferred is said as assumed, and what
-was not used is said too.
+What a text means is ``dialogue/answer.py``'s: this module routes it. A command first
+(navigation, a language), then a pending proposal's option (a click on a candidate:
+*confirmed*), then a question about the question (help, nothing changes), an empty answer
+(the shown default), and an answer. The opening and the model question read a sentence the
+same way (every face gets what Slack gets).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
+from datetime import date
 
-from dialogue.conversation import AnswerValue, Conversation
+from dialogue import answer as reading
+from dialogue.answer import Outcome, pair
+from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
 from dialogue.machine import CANCELLED, DONE, Turn, fire
-from dialogue.reply import Choice, Notice, Source
-from dialogue.slots import ALIASES, ORDER, SLOTS, model_choices, valid
-from dialogue.understand import commands, language, names
+from dialogue.reply import Notice
+from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, valid
+from dialogue.understand import commands, config, language, names, negation
 from dialogue.understand.commands import Command
-from dialogue.understand.opening import Found, extract
-from dialogue.understand.text import fold, has_digit
-from dialogue.wording import catalog
-from engine.units import LANGS
+from dialogue.understand.opening import extract
+from dialogue.understand.text import fold
 from engine.wording import Message, msg
+
+__all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin", "changeable",
+           "command", "fetched", "pair", "take"]
 
 MAX_ANSWER_CHARS = 500  # no answer is longer; a pasted page is refused, not searched
 MAX_OPENING_CHARS = 1000  # an opening may describe the project; only its start is read
-
-
-@dataclass
-class Outcome:
-    """What one text did: the conversation after it, whether to save, what to tell."""
-
-    conv: Conversation
-    changed: bool = False
-    notices: list[Notice] = field(default_factory=list)
-    error: Message | None = None
-    choices: list[Choice] | None = None  # offered beside an error (candidates, 'did you mean')
-    plan: Plan | None = None
-    finished: bool = False  # the result was reached by this turn (it is audited)
 
 
 def command(text: str) -> Command | None:
@@ -56,17 +50,15 @@ def changeable(plan: Plan) -> list[str]:
     return [n for n in ORDER if plan.still_asked(n)]
 
 
-def pair(slot: str, value: AnswerValue) -> Message:
-    return msg("dialogue.notice.pair", label=SLOTS[slot].label, value=SLOTS[slot].show(value))
-
-
 # -- the opening ---------------------------------------------------------------------------------
 
 
-def begin(conv: Conversation, opening: str) -> Outcome:
+def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcome:
     """A new conversation's first turn: its language, the answers the opening gives."""
     work = conv.fork()
     out = Outcome(work, changed=True)
+    if config.looks_like(opening):
+        return _pasted_model(work, opening, out)
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
         out.notices.append(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
@@ -78,20 +70,46 @@ def begin(conv: Conversation, opening: str) -> Outcome:
     else:
         _detect(work, opening)
     if opening.strip():
-        found = extract(opening, work.language)
-        _keep(work, found, out, "dialogue.notice.understood")
-        if found.hint is not None and "model" not in found.answers:
-            _refuse(out, found.hint)
-        elif found.leftovers:
+        found = extract(opening, work.language, today=today)
+        reading.keep(work, found, out, "dialogue.notice.understood")
+        reading.assume_rest(work, out)
+        if found.refusals:  # a minus sign, a batch without its deadline: said, the rest kept
+            reading.refuse(out, found.refusals[0])
+        elif (found.hint is not None and "model" not in found.answers
+              and "model" not in work.proposals and out.fetch is None):
+            reading.refuse(out, found.hint)
+        if found.leftovers:
             out.notices.append(Notice(kind="ignored", text=msg("dialogue.notice.ignored",
                                                                 words=found.leftovers)))
+    _settle(Turn(work), out)
+    return out
+
+
+def _pasted_model(work: Conversation, text: str, out: Outcome) -> Outcome:
+    """An opening that is a config.json (a Slack file, a pasted snippet): the model."""
     try:
-        _advance(Turn(work), out)
+        answers = SLOTS["model"].read(text, {}, work.language, None)
+    except ParseError as exc:
+        reading.refuse(out, exc)
+    else:
+        reading.put(work, "model", answers, "said")
+        stored = answers.get("model_config")
+        if isinstance(stored, str):
+            out.notices.append(Notice(kind="understood", text=reading.described(stored,
+                                                                                 answers)))
+    _settle(Turn(work), out)
+    return out
+
+
+def _settle(turn: Turn, out: Outcome) -> None:
+    """The opening's first question (the engine refusing the answers: the model again)."""
+    work = turn.conv
+    try:
+        _advance(turn, out)
     except EngineFailed as exc:  # keep the answers, ask for the model again
         out.error = msg("dialogue.error.engine", why=exc.message)
         work.state = "model"
     work.history.clear()  # nothing was shown yet: 'back' follows the tree from here
-    return out
 
 
 def _detect(conv: Conversation, text: str) -> bool:
@@ -107,36 +125,10 @@ def _detect(conv: Conversation, text: str) -> bool:
     return changed
 
 
-def _keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
-    """Put what a sentence gave into the answers, and say it: said, then assumed."""
-    for slot in ORDER:
-        if slot in found.answers:
-            source: Source = "assumed" if slot in found.inferred else "said"
-            conv.put(slot, found.answers[slot], source)
-    said = [pair(s, found.answers[s]) for s in ORDER
-            if s in found.answers and s not in found.inferred]
-    assumed = [pair(s, found.answers[s]) for s in ORDER
-               if s in found.answers and s in found.inferred]
-    if said:
-        out.notices.append(Notice(kind="understood", text=msg(notice, answers=said)))
-    if assumed:
-        out.notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
-                                                            answers=assumed)))
-
-
-def _refuse(out: Outcome, exc: ParseError) -> None:
-    out.error = exc.message
-    if exc.suggestions:
-        out.choices = model_choices(exc.suggestions)
-    elif exc.retry:
-        out.choices = [Choice(value=v, label=msg("dialogue.choice.typed", text=v))
-                       for v in exc.retry]
-
-
 # -- a turn ----------------------------------------------------------------------------------
 
 
-def take(conv: Conversation, text: str) -> Outcome:
+def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     """Apply a typed answer, a button value (the same path) or a command to a copy."""
     work = conv.fork()
     out = Outcome(work)
@@ -145,27 +137,28 @@ def take(conv: Conversation, text: str) -> Outcome:
         changed = work.language != cmd.language or work.language_source != "chosen"
         work.language, work.language_source = cmd.language, "chosen"
         if cmd.value:  # 'in French: 64 users': the rest is an answer, in the new language
-            rest = take(work, cmd.value)
+            rest = take(work, cmd.value, today)
             rest.changed = rest.error is None  # a refusal is said in it, and saves nothing
             return rest
         out.changed = changed
         out.notices.append(Notice(kind="info", text=msg("dialogue.notice.language")))
         return out
+    pasted = config.looks_like(text)
+    if pasted and work.state != "model" and cmd is None:
+        cmd = Command("change", "model", raw="model", value=text)  # a config.json: the model
     # a button's value is English whatever the language: only typed words say one
-    detected = not _clicked(work, text) and _detect(work, text)
+    detected = not _clicked(work, text) and not pasted and _detect(work, text)
     turn = Turn(work)
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
         out.error = msg("dialogue.error.cancelled")
     elif cmd is not None:
-        _navigate(cmd, turn, out)
-    elif len(text) > MAX_ANSWER_CHARS:
+        _navigate(cmd, turn, out, today)
+    elif len(text) > (config.MAX_CONFIG_CHARS if pasted else MAX_ANSWER_CHARS):
         out.error = msg("dialogue.error.too_long", n=len(text))
     elif work.state == DONE:
-        out.error = msg("dialogue.error.done")
-    elif not text.strip():
-        _empty(turn, out)
+        _at_result(text, turn, out)
     else:
-        _answer(text, turn, out)
+        _at_question(text, turn, out, today)
     if out.error is not None and not out.changed:
         # refused: the conversation as it was (only the language of the reply may follow)
         kept = conv.fork()
@@ -176,13 +169,65 @@ def take(conv: Conversation, text: str) -> Outcome:
     return out
 
 
+def _at_result(text: str, turn: Turn, out: Outcome) -> None:
+    if negation.is_question(text):  # 'why 2 nodes?': the help of the result
+        out.notices.append(Notice(kind="info", text=msg(
+            "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
+    else:
+        out.error = msg("dialogue.error.done")
+
+
+def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
+    conv = turn.conv
+    option = reading.option_for(conv, text)
+    if option is not None:
+        if reading.choose(option, turn, out):
+            _moved(turn, out)
+        else:
+            _stay(turn, out)
+    elif _asks(text, conv.state) and not _clicked(conv, text):
+        _help(turn, out, _topic(text) or conv.state)
+    elif not text.strip():
+        _empty(turn, out)
+    elif reading.read(text, turn, out, today):
+        _moved(turn, out)
+    elif out.changed:
+        _stay(turn, out)
+
+
+def _asks(text: str, state: str) -> bool:
+    """A question about the question is help, not an answer; at the model question, where a
+    sentence is read for its answers ('can you size llama 3.1 70b for 50 users?'), only a
+    request for an explanation ('what is ...', 'why ...') is."""
+    if state == "model":
+        return negation.asks_about(text)
+    if state == "interconnect" and names.unsure(text):  # 'dunno?' leaves it to the bot
+        return False
+    if not SLOTS[state].numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
+        return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer
+    return negation.is_question(text)
+
+
+def _topic(text: str) -> str | None:
+    """The question a question is about ('what is int4?' -> int4), if it names one."""
+    words = f" {fold(text).rstrip('?')} "
+    for alias, slot in sorted(ALIASES.items(), key=lambda kv: -len(kv[0])):
+        if f" {alias} " in words:
+            return slot
+    return None
+
+
 _NAV_VALUES = frozenset({"back", "help", "restart", "cancel",
                          *(f"change {s.aliases[0]}" for s in SLOTS.values())})
 
 
 def _clicked(conv: Conversation, text: str) -> bool:
-    """Whether ``text`` is a button's value (a choice of the question, or navigation)."""
+    """Whether ``text`` is a button's value (a choice of the question, a proposal's option,
+    or navigation)."""
     if text in _NAV_VALUES:
+        return True
+    proposal = conv.proposals.get(conv.state)
+    if proposal is not None and text in {o.value for o in proposal.options}:
         return True
     slot = SLOTS.get(conv.state)
     return slot is not None and text in {c.value for c in slot.choices(conv.answers)}
@@ -191,30 +236,43 @@ def _clicked(conv: Conversation, text: str) -> bool:
 def _empty(turn: Turn, out: Outcome) -> None:
     """An empty answer takes the question's shown default (and says so), or is refused."""
     slot = SLOTS[turn.state]
-    default = slot.default(turn.conv.answers)
-    if default is None:
+    was_assumed = assumed(turn.conv, turn.state)
+    default = current_default(turn.conv)
+    if default is None or turn.state in turn.conv.proposals:
         out.error = msg("dialogue.error.empty")
         return
-    turn.conv.put(slot.name, default.value, "default")
-    out.notices.append(Notice(kind="assumed", text=msg("dialogue.notice.default_taken",
-                                                        answer=pair(slot.name, default.value))))
+    reading.put(turn.conv, slot.name, dict(default.answers),
+                "confirmed" if was_assumed else "default")
+    pairs = [pair(k, v) for k, v in default.answers.items()]
+    out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.confirmed",
+                                                          answers=pairs))
+                       if was_assumed else Notice(kind="assumed", text=msg(
+                           "dialogue.notice.default_taken", answer=pairs[0])))
     _moved(turn, out)
 
 
-def _navigate(cmd: Command, turn: Turn, out: Outcome) -> None:
-    conv = turn.conv
+def _help(turn: Turn, out: Outcome, slot_name: str) -> None:
+    fire("help", turn)
+    slot = SLOTS.get(slot_name)
+    if slot is not None:
+        out.notices.append(Notice(kind="info", text=msg("dialogue.help.question",
+                                                        help=slot.help)))
+    else:
+        out.notices.append(Notice(kind="info", text=msg(
+            "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
+
+
+def _plan(conv: Conversation) -> Plan:
+    return Plan(conv.answers, conv.sources)
+
+
+def _navigate(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     if cmd.kind == "help":
-        fire("help", turn)
-        slot = SLOTS.get(conv.state)
-        if slot is not None:
-            out.notices.append(Notice(kind="info", text=msg("dialogue.help.question",
-                                                            help=slot.help)))
-        else:
-            out.notices.append(Notice(kind="info", text=msg(
-                "dialogue.help.done", names=_words(changeable(Plan(conv.answers))))))
+        _help(turn, out, turn.conv.state)
     elif cmd.kind == "cancel":
         out.changed = fire("cancel", turn)
     elif cmd.kind == "restart":
+        turn.conv.proposals.clear()
         out.changed = fire("restart", turn)
     elif cmd.kind == "back":
         target = _back_target(turn)
@@ -223,16 +281,16 @@ def _navigate(cmd: Command, turn: Turn, out: Outcome) -> None:
         else:
             out.changed = fire("back", turn, target)
     else:
-        _change(cmd, turn, out)
+        _change(cmd, turn, out, today)
 
 
 def _words(slots: list[str]) -> list[Message]:
     return [msg(f"dialogue.slot.{s}.word") for s in slots]
 
 
-def _change(cmd: Command, turn: Turn, out: Outcome) -> None:
+def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
-    names_ = changeable(Plan(conv.answers))
+    names_ = changeable(_plan(conv))
     can = _words(names_)
     if cmd.slot is None:
         out.error = (msg("dialogue.error.change_what", text=cmd.raw, names=can) if cmd.raw
@@ -242,75 +300,15 @@ def _change(cmd: Command, turn: Turn, out: Outcome) -> None:
         out.error = msg(f"dialogue.error.change_moot_{moot}", names=can)
     elif cmd.slot not in names_:
         out.error = msg("dialogue.error.change_not_here", answer=SLOTS[cmd.slot].label,
-                        workload=SLOTS["workload"].show(conv.answers.get("workload")),
-                        names=can)
+                        workload=SLOTS["workload"].show(conv.answers), names=can)
     elif cmd.value is None:
         out.changed = fire("change", turn, cmd.slot)
     else:  # 'change context to 32k': the question and its answer in one turn
         fire("change", turn, cmd.slot)
-        _answer(cmd.value, turn, out)
-
-
-def _answer(text: str, turn: Turn, out: Outcome) -> None:
-    conv = turn.conv
-    state, lang = conv.state, conv.language
-    slot = SLOTS[state]
-    try:
-        if state == "model":
-            _model(_choice_value(text, slot.choices(conv.answers)) or text, turn, out)
-            return
-        if state == "interconnect" and names.unsure(text):
-            default = slot.default(conv.answers)
-            assert default is not None  # the link always has one (engine.request's)
-            conv.put(state, default.value, "assumed")
-            out.notices.append(Notice(kind="assumed", text=msg(
-                "dialogue.notice.assumed", answers=[pair(state, default.value)])))
-        else:
-            try:
-                conv.put(state, slot.read(text, conv.answers, lang), "said")
-            except ParseError:
-                # a choice's label typed ('NVIDIA L40S (48 GB)'), or several answers at once
-                value = _choice_value(text, slot.choices(conv.answers))
-                if value is not None:
-                    conv.put(state, slot.read(value, conv.answers, lang), "said")
-                elif not _with_more(text, turn, out):
-                    raise
-    except ParseError as exc:
-        _refuse(out, exc)
-        return
-    _moved(turn, out)
-
-
-def _model(text: str, turn: Turn, out: Outcome) -> None:
-    """The model question reads a sentence as an opening does: every answer it gives."""
-    found = extract(text, turn.conv.language)
-    if "model" not in found.answers:  # the specific refusal for the whole text
-        found = Found(answers={"model": SLOTS["model"].read(text, {}, turn.conv.language)})
-    _keep(turn.conv, found, out, "dialogue.notice.noted")
-    _moved(turn, out)
-
-
-def _with_more(text: str, turn: Turn, out: Outcome) -> bool:
-    """'64 users, 32k context' typed at the concurrency question: the answer and the next
-    ones, read as an opening is. Only when the question's own answer is among them, and
-    never a new model or workload (those change which questions exist: 'change model')."""
-    conv = turn.conv
-    if not SLOTS[conv.state].numeric or not has_digit(text):  # the others are numbers
-        return False
-    found = extract(text, conv.language, find_model=False)
-    found.answers.pop("model", None)
-    found.answers.pop("workload", None)
-    if conv.state not in found.answers:
-        return False
-    merged = {**conv.answers, **found.answers}
-    if "context" in found.answers and not valid("context", merged):  # beyond this model
-        return False
-    # another question's answer fills it only if it is still open: replacing one is what
-    # 'change <answer>' is for, and a stray '1k' must not overwrite a context given earlier
-    found.answers = {s: v for s, v in found.answers.items()
-                     if SLOTS[s].applies(merged) and (s == conv.state or s not in conv.answers)}
-    _keep(conv, found, out, "dialogue.notice.noted")
-    return True
+        if reading.read(cmd.value, turn, out, today):
+            _moved(turn, out)
+        elif out.changed:
+            _stay(turn, out)
 
 
 def _moved(turn: Turn, out: Outcome) -> None:
@@ -324,9 +322,15 @@ def _moved(turn: Turn, out: Outcome) -> None:
     out.changed = True
 
 
+def _stay(turn: Turn, out: Outcome) -> None:
+    """A proposal was stored (or an answer to another question noted): the same question."""
+    out.plan = _plan(turn.conv)
+    out.changed = True
+
+
 def _advance(turn: Turn, out: Outcome) -> None:
     """Move to the first open question (asking the engine if a step decides it)."""
-    plan = Plan(turn.conv.answers)
+    plan = _plan(turn.conv)
     target = plan.next_slot()
     was = turn.state
     fire("advance", turn, target)
@@ -334,21 +338,37 @@ def _advance(turn: Turn, out: Outcome) -> None:
     out.finished = target == DONE and was != DONE
 
 
-def _choice_value(text: str, choices: list[Choice]) -> str | None:
-    """The value of the choice whose label was typed, in either language ('NVIDIA L40S
-    (48 GB)' -> 'l40s', 'Pas d'objectif' -> 'no target'): a label read on screen and typed
-    does what clicking it does."""
-    want = fold(text)
-    for c in choices:
-        if want in _label_forms(c.label):
-            return c.value
-    return None
-
-
-@lru_cache(maxsize=1024)
-def _label_forms(label: Message) -> frozenset[str]:
-    """A label as it reads in every language, folded (labels are few: cached)."""
-    return frozenset(fold(catalog().render(label, lang)) for lang in LANGS)
+def fetched(before: Conversation, out: Outcome, config_text: str | None,
+            failure: Message | None, *, opening: bool) -> Outcome:
+    """The Hub's answer for ``out.fetch``: the config.json read as the model (said), or the
+    failure said with the two other ways to describe the model. An opening keeps what it
+    gave; an answer refused keeps the conversation as it was."""
+    repo = out.fetch or ""
+    work = out.conv
+    out.fetch = None
+    turn = Turn(work)
+    if config_text is not None:
+        try:
+            cfg = config.read(config_text)
+        except ParseError as exc:
+            failure = msg("dialogue.error.hub_config", repo=repo, why=exc.message)
+        else:
+            answers = {"model": f"config:{repo}", "model_config": config.dumps(cfg)}
+            reading.put(work, "model", dict(answers), "said")
+            out.notices.append(Notice(kind="understood", text=msg(
+                "dialogue.notice.fetched", repo=repo)))
+            out.notices.append(Notice(kind="understood", text=reading.described(
+                answers["model_config"], answers)))
+            reading.assume_rest(work, out)
+            _moved(turn, out) if not opening else _settle(turn, out)
+            return out
+    out.error = failure or msg("dialogue.error.hub_offline", repo=repo)
+    if opening:
+        work.state = "model"
+        return out
+    kept = before.fork()
+    kept.language, kept.language_source = work.language, work.language_source
+    return Outcome(kept, error=out.error)
 
 
 def _back_target(turn: Turn) -> str | None:
@@ -360,11 +380,11 @@ def _back_target(turn: Turn) -> str | None:
     model does not fit), nor the link if the answer no longer crosses nodes. And 'back'
     goes back: never from a question to a later one in the tree."""
     answers = turn.conv.answers
-    plan = Plan(answers)
+    plan = _plan(turn.conv)
     here = ORDER.index(turn.state) if turn.state in ORDER else len(ORDER)
     while turn.history:
         s = turn.history.pop()
         if s != turn.state and s in ORDER and ORDER.index(s) < here and plan.still_asked(s):
             return s
-    earlier = [s for s in ORDER[:here] if s in answers and plan.still_asked(s)]
+    earlier = [s for s in ORDER[:here] if valid(s, answers) and plan.still_asked(s)]
     return earlier[-1] if earlier else None

@@ -37,6 +37,9 @@ Behind Sentinel, a write is followed by ``WAIT`` for one replica (``connect.Link
 failover right after a turn does not roll it back. Redis errors of any topology (connection
 refused, timeouts, a loading or read-only server, a cluster re-sharding) become
 ``StoreUnavailable``.
+
+The audit stream's own functions (idempotent appends, retention, export, erasure) are
+``dialogue/store/redisaudit.py``'s; the methods below delegate to it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import redis
@@ -51,13 +55,16 @@ import redis
 from dialogue.errors import Conflict, Duplicate
 from dialogue.store.base import (
     AUDIT_MAXLEN,
+    AUDIT_RETENTION_DAYS,
     RECENT_MAX,
     RECENT_TTL_SECONDS,
+    Purged,
     Stored,
     Write,
     dumps,
 )
 from dialogue.store.connect import Link, connect, guard
+from dialogue.store.redisaudit import RedisAudit
 
 _log = logging.getLogger(__name__)
 
@@ -118,27 +125,6 @@ for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], 'm:' .. ARGV[i], ARGV[i + 1])
 return 1
 """
 
-# Cluster outbox copies, each confined to one slot. KEYS: audit stream, its marker for this
-# record (same slot by hash tag). ARGV: record id, record json, maxlen, marker ttl s.
-_AUDIT_PUT = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'record', ARGV[2], 'rid', ARGV[1])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
-return 1
-"""
-
-# KEYS: the owner's list. ARGV: entry json (unique: it carries the record id), max, ttl s.
-_RECENT_PUT = """
-if redis.call('LPOS', KEYS[1], ARGV[1]) then return 0 end
-redis.call('LPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return 1
-"""
-
-_RID = "_rid"  # the record id inside a cluster's recent entry; never shown to callers
-
-
 def _s(v: Any) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
 
@@ -153,6 +139,7 @@ class RedisStore:
         prefix: str = "gpusizing",
         socket_timeout: float = 2.0,
         audit_maxlen: int = AUDIT_MAXLEN,
+        audit_retention_days: int = AUDIT_RETENTION_DAYS,
     ) -> None:
         if isinstance(url_or_client, str):
             self.link = connect(url_or_client, socket_timeout=socket_timeout)
@@ -167,22 +154,21 @@ class RedisStore:
         self.audit_maxlen = audit_maxlen
         self._cas = self.client.register_script(_CAS)
         self._set_meta = self.client.register_script(_SET_META)
-        self._audit_put = self.client.register_script(_AUDIT_PUT)
-        self._recent_put = self.client.register_script(_RECENT_PUT)
+        self.audit = RedisAudit(self.link, prefix, maxlen=audit_maxlen,
+                                retention_days=audit_retention_days)
 
     def _conv(self, key: str) -> str:
         return f"{self.prefix}:conv:{key}"
 
     def _recent_key(self, owner: str) -> str:
-        return f"{self.prefix}:recent:{owner}"
+        return self.audit.recent_key(owner)
 
     @property
     def audit_key(self) -> str:
-        return f"{self.prefix}:audit"
+        return self.audit.key
 
     def _seen_key(self, rid: str) -> str:
-        # A key whose hash tag is the stream's whole name hashes to the stream's slot.
-        return f"{{{self.audit_key}}}:seen:{rid}"
+        return self.audit.seen_key(rid)
 
     def read(self, key: str, delivery_id: str | None = None) -> Stored | None:
         with guard():
@@ -234,25 +220,28 @@ class RedisStore:
         for rid, raw in outbox.items():
             try:
                 rec = json.loads(raw)
+                if rec.get("audit") is not None:
+                    self.audit.append(rec["audit"], rid=rid, ttl_s=RECENT_TTL_SECONDS)
+                if rec.get("recent") is not None and rec.get("owner"):
+                    self.audit.put_recent(str(rec["owner"]), rec["recent"], rid)
                 with guard():
-                    if rec.get("audit") is not None:
-                        self._audit_put(keys=[self.audit_key, self._seen_key(rid)],
-                                        args=[rid, dumps(rec["audit"]), self.audit_maxlen,
-                                              RECENT_TTL_SECONDS])
-                    if rec.get("recent") is not None and rec.get("owner"):
-                        entry = dumps({**rec["recent"], _RID: rid})
-                        self._recent_put(keys=[self._recent_key(str(rec["owner"]))],
-                                         args=[entry, RECENT_MAX, RECENT_TTL_SECONDS])
                     self.client.hdel(self._conv(key), f"o:{rid}")
             except Exception as exc:  # left in the hash: the next read or write retries it
                 _log.warning("finished sizing not copied yet; kept with its conversation",
                              extra={"json_fields": {"event": "outbox_pending",
                                                     "error": type(exc).__name__}})
 
-    def claim(self, token: str, ttl_seconds: int) -> bool:
+    def claim(self, token: str, ttl_seconds: int, holder: str | None = None) -> bool:
+        """``SET NX EX`` with the holder as the value; when taken, a ``GET`` tells whether
+        this holder took it (the value never changes while the claim lives)."""
+        name = f"{self.prefix}:claim:{token}"
         with guard():
-            return bool(self.client.set(f"{self.prefix}:claim:{token}", b"1", nx=True,
-                                        ex=max(1, int(ttl_seconds))))
+            if self.client.set(name, (holder or "1").encode(), nx=True,
+                               ex=max(1, int(ttl_seconds))):
+                return True
+            if holder is None:
+                return False
+            return _s(self.client.get(name) or b"") == holder
 
     def set_meta(self, key: str, meta: dict[str, str]) -> bool:
         args: list[str] = []
@@ -261,27 +250,27 @@ class RedisStore:
         with guard():
             return bool(self._set_meta(keys=[self._conv(key)], args=args))
 
+    # -- the audit trail and recent lists (dialogue/store/redisaudit.py) ---------------------
+
     def append_audit(self, record: dict[str, Any]) -> str:
-        with guard():
-            rid = self.client.xadd(self.audit_key, {"record": dumps(record)},
-                                   maxlen=self.audit_maxlen, approximate=True)
-        return _s(rid)
+        """Append ``record`` once (idempotent by its stable id); its stream id."""
+        return self.audit.append(record)
 
     def audit_log(self, count: int = 100) -> list[dict[str, Any]]:
-        with guard():
-            rows = self.client.xrevrange(self.audit_key, count=count)
-        out: list[dict[str, Any]] = []
-        for _rid, fields in rows or []:
-            data = {_s(k): _s(v) for k, v in (fields or {}).items()}
-            out.append(json.loads(data["record"]))
-        return out
+        return self.audit.latest(count)
 
     def recent(self, owner: str, limit: int) -> list[dict[str, Any]]:
-        with guard():
-            rows = self.client.lrange(self._recent_key(owner), 0, max(0, limit - 1))
-        out = []
-        for row in rows:
-            entry = json.loads(_s(row))
-            entry.pop(_RID, None)
-            out.append(entry)
-        return out
+        return self.audit.recent(owner, limit)
+
+    def set_audit_retention(self, days: int) -> None:
+        self.audit.set_retention(days)
+
+    def apply_retention(self) -> int:
+        return self.audit.apply_retention()
+
+    def export_audit(self, since_ms: int, until_ms: int,
+                     user: str | None = None) -> Iterator[dict[str, Any]]:
+        return self.audit.export(since_ms, until_ms, user)
+
+    def purge_person(self, user: str, meta_fields: tuple[str, ...] = ()) -> Purged:
+        return self.audit.purge(user, meta_fields, self._conv(""))

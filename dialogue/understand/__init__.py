@@ -2,9 +2,28 @@
 
 Each module holds one kind of understanding: ``text`` (folding accents and case, the one
 shape every reader works on), ``numbers`` (quantities, on top of :mod:`engine.units`),
-``names`` (models, GPUs, links, workloads: resolved by the engine's catalog), ``negation``
-(yes, no, and the words that turn one into the other), ``commands`` (navigation, valid at
-every question), ``language`` (which language a message is in, or asks for) and ``opening``
-(several answers in one sentence). Every reader returns a plain value or raises
-:class:`dialogue.errors.ParseError`, whose ``message`` is a catalog message a face renders.
+``models`` (a model named exactly, or proposed for confirmation), ``custom`` (a model given
+by its parameter counts), ``config`` (by its config.json), ``names`` (workloads, GPUs,
+links), ``load`` (the customer's terms: per-user speed, requests per second, a headcount, a
+batch job, owned hardware), ``negation`` (meaning: yes and no, what a negation covers,
+questions, corrections), ``commands`` (navigation, valid at every question), ``language``
+(which language a message is in, or asks for) and ``opening`` (several answers in one
+sentence). Every reader returns a plain value or raises :class:`dialogue.errors.ParseError`
+(an :class:`~dialogue.errors.Unsure` when it proposes), whose ``message`` is a catalog
+message a face renders.
 """
+
+from functools import cache
+
+
+@cache
+def warm() -> None:
+    """Build, once per process, what the first reading of a message would: the catalog's
+    model, GPU and link indexes, the readers' compiled patterns (~50 ms), so that no person's
+    first message pays for it. Called by the service; cheap after the first time."""
+    from dialogue.understand import names, opening
+
+    opening.extract("llama 70b inference 64 users, sorry 128, 8k context 30 tok/s per user "
+                    "on our 4x L40S over InfiniBand NDR, 200 employees, 20 requests per second")
+    names.gpu("h100")
+    names.interconnect("100 GbE")

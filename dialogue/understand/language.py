@@ -25,6 +25,9 @@ FRENCH_WORDS = frozenset({
     "serveur", "serveurs", "entrainement", "entrainer", "affinage", "debit",
     "objectif", "heures", "environ", "personnes", "notre", "nos", "fenetre", "donnees",
     "cartes", "noeud", "noeuds", "ou", "et", "le", "la", "de",
+    "affiner", "servir", "deployer", "heberger", "traiter", "resumer", "employes", "salaries",
+    "collaborateurs", "quoi", "pourquoi", "comment", "aussi", "rapide", "dont", "actifs",
+    "milliards", "plutot", "enfin", "pardon", "vitesse", "lecture", "complet", "entreprise",
 })
 #: English words that mean the same in a sizing request and would tip the balance.
 ENGLISH_WORDS = frozenset({

@@ -1,12 +1,18 @@
-"""Yes, no, and the words that turn one into the other, in English and French.
+"""Meaning, not keywords: yes and no, what a negation covers, questions, and corrections.
 
 A consent the bot acts on (INT4 weights lower quality) must never be read from a refusal:
 "avoid int4", "no, keep FP8", "int4 pas acceptable", "sans int4" are all no, whatever
 positive word they also hold. So a negation anywhere wins over a yes, and a text with
 neither is not an answer (the question is asked again) rather than a guess.
 
-This is the room for meaning, not keywords (issue #10: questions such as "what is int4?"
-read as a request for help, corrections such as "sorry, 128"): it starts with polarity.
+The same words decide more than yes/no (issue #10, item 2):
+
+* :func:`negated`: whether a thing named in a sentence is refused ("not on H100", "pas de
+  LoRA", "without INT4"): a recogniser skips it instead of taking it as the answer;
+* :func:`is_question`: "what is int4?", "why?", "c'est quoi le contexte ?" ask for help and
+  change nothing, whatever answer-like words they hold;
+* :func:`corrected`: "64 users, sorry 128 users", "plutôt 128", "enfin 128": the last value
+  said is the one meant (:data:`CORRECTION` marks where a person corrects themselves).
 """
 
 from __future__ import annotations
@@ -30,16 +36,110 @@ NEGATIONS = frozenset({
     "garder", "gardons", "plutot",
 })
 _WORD = re.compile(r"[a-z0-9']+")
-#: A question about the question ("what is int4?", "c'est quoi int4 ?") is never consent.
-_QUESTION = re.compile(r"\?\s*$|^(?:what|why|how|is|does|do|which|c'est quoi|qu'est-ce"
-                       r"|pourquoi|comment|quel|quelle|est-ce)\b")
+
+# -- questions -----------------------------------------------------------------------------
+
+_ASKING = (r"what|what's|whats|why|how|which|is|are|does|do|did|can|could|should|would|will"
+           r"|explain|tell me|c'est quoi|qu'est-ce|qu'est ce|pourquoi|comment|quel|quelle"
+           r"|quels|quelles|est-ce|est ce|combien|a quoi|ca veut dire|que veut dire"
+           r"|que signifie|peux-tu|pouvez-vous|explique|expliquez")
+_QUESTION = re.compile(rf"^(?:{_ASKING})\b")
+#: Suggestions phrased as questions are answers: "what about 128 users?", "et si 64 ?".
+_SUGGESTION = re.compile(r"^(?:what about|how about|and|maybe|perhaps|et|et si|et pour"
+                         r"|peut-etre|pourquoi pas)\b")
+#: Asking about a thing rather than proposing it: "what is int4?", "c'est quoi le ctx".
+_ABOUT = re.compile(r"^(?:what|whats|what's|which|why|explain|tell me|c'est quoi|qu'est-ce"
+                    r"|qu'est ce|pourquoi|que veut dire|que signifie|a quoi|quel|quelle|quels"
+                    r"|quelles)\b")
+#: A plain yes or no asked back ('ok?', 'oui ?') is a tentative answer, not a question.
+_PLAIN = frozenset({"yes", "no", "ok", "okay", "sure", "oui", "non", "d'accord"})
+
+
+def is_question(text: str) -> bool:
+    """A question about the question, not an answer: it opens with an interrogative word, or
+    ends with '?' and holds one ('int4?' alone is a question too; '8k?' is a tentative
+    answer, and 'what about 128?' a suggestion)."""
+    t = fold(text).strip()
+    if not t or _SUGGESTION.match(t):
+        return False
+    if _QUESTION.match(t):
+        return True
+    if not t.endswith("?"):
+        return False
+    bare = t.rstrip("? ").strip()
+    return not any(c.isdigit() for c in bare) and bare not in _PLAIN
+
+
+def plain(text: str) -> bool:
+    """A plain yes or no, maybe asked back ('ok?', 'oui ?')."""
+    return fold(text).rstrip("?! .").strip() in _PLAIN
+
+
+def asks_about(text: str) -> bool:
+    """'what is X?', 'why ...', 'c'est quoi X': a request for an explanation, never an
+    answer even where a sentence is read for answers (the model question)."""
+    t = fold(text).strip()
+    return _SUGGESTION.match(t) is None and _ABOUT.match(t) is not None
+
+
+# -- negation scope ------------------------------------------------------------------------
+
+#: Words that refuse what follows them, up to three words on ("not on H100s", "pas de
+#: LoRA", "rather not use int4", "we don't want a full fine-tune").
+_NEGATOR = re.compile(
+    r"(?:^|[\s,;:(])(?:no|not|never|without|avoid(?:ing)?|except|excluding|instead of"
+    r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
+    r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)"
+    r"(?:\s+(?:a|an|the|any|un|une|le|la|les|du|des|de|l'|d'|use|using|want|need|with"
+    r"|on|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
+)
+
+
+def negated(folded: str, start: int) -> bool:
+    """Whether the words just before ``start`` in a folded sentence refuse what starts
+    there: 'not on h100' -> True for 'h100'; 'h100, not a100' -> False for 'h100'."""
+    before = folded[max(0, start - 40):start]
+    if "," in before or ";" in before:
+        before = re.split(r"[,;]", before)[-1]
+    return _NEGATOR.search(before) is not None
+
+
+# -- corrections ---------------------------------------------------------------------------
+
+#: Where a person corrects what they just said: the value after it is the one meant.
+CORRECTION = re.compile(
+    r"(?:^|[\s,;:.!(-])(?:sorry|actually|i mean|i meant|correction|make that|no wait|wait"
+    r"|rather|or rather|scratch that|oops|pardon|plutot|ou plutot|enfin|je veux dire"
+    r"|en fait|non pardon|correction|desole|desolee)(?=[\s,;:.!)-]|$)"
+)
+
+
+def corrected(text: str) -> list[str]:
+    """The readings of a text that corrects itself, the last correction first: '64 users,
+    sorry 128 users' -> ['128 users', '64 users']. A text without a correction is itself."""
+    folded = fold(text)
+    cuts = [m.end() for m in CORRECTION.finditer(folded)]
+    if not cuts:
+        return [text]
+    parts: list[str] = []
+    ends = [m.start() for m in CORRECTION.finditer(folded)]
+    starts = [0, *cuts]
+    stops = [*ends, len(folded)]
+    for a, b in zip(starts, stops, strict=True):
+        piece = folded[a:b].strip(" ,;:.!-")
+        if piece:
+            parts.append(piece)
+    return list(reversed(parts)) or [text]
+
+
+# -- yes and no ----------------------------------------------------------------------------
 
 
 def polarity(text: str) -> bool | None:
     """True for a yes, False for a no (a negation anywhere wins), None for neither, and
-    None for a question, whatever words it holds (reading it as help is issue #10's)."""
+    None for a question, whatever words it holds (a question is help, not consent)."""
     folded = fold(text)
-    if _QUESTION.search(folded):
+    if is_question(text) or folded.endswith("?"):
         return None
     found = {w.strip("'") for w in _WORD.findall(folded)}
     if found & NEGATIONS:

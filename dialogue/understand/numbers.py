@@ -68,6 +68,24 @@ def spelled(text: str) -> str:
     return f"{total} {m['rest']}".strip()
 
 
+_RUN = re.compile(
+    r"(?<![\w-])(?:(?:" + "|".join(sorted({*_VALUES, *_HUNDRED, *_JOINERS}, key=len, reverse=True))
+    + r")(?:[\s-]+|(?=[^\w-])|$))+"
+)
+_ARTICLES = frozenset({"a", "un", "une", "and", "et"})
+
+
+def digits_in(folded: str) -> str:
+    """Number words anywhere in a folded sentence as digits ('pour soixante-quatre
+    utilisateurs' -> 'pour 64 utilisateurs'); an article alone ('a', 'un') stays a word."""
+    def one(m: re.Match[str]) -> str:
+        run = m.group(0)
+        if set(run.replace("-", " ").split()) <= _ARTICLES:
+            return run
+        return spelled(run.strip()) + (" " if run.endswith((" ", "-")) else "")
+    return _RUN.sub(one, folded)
+
+
 # -- the words around a number ---------------------------------------------------------------
 
 _FILLER = re.compile(

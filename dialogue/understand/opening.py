@@ -1,11 +1,17 @@
 """Several answers in one sentence: "405b inference 64 users 32k context int4 ok",
-"inférence llama 3.1 70b pour 64 utilisateurs, contexte 32k".
+"inférence llama 3.1 70b pour 64 utilisateurs, contexte 32k", "process 10M documents of 2k
+tokens by Friday on our 4x L40S".
 
-Each recogniser takes the span it understood out of the text, so the model name is looked
-for in what is left ("405b"), never in "64 users". What no recogniser used is reported
-back, so a person sees what was ignored rather than guessing; what was inferred rather than
-said (users mean serving; an ``-awq`` checkpoint means INT4 weights are fine) is marked, so
-the reply says "I assumed". Answers are keyed by slot name (``dialogue.slots``).
+Each recogniser (here, and the customer's terms of ``dialogue/understand/load.py``) takes
+the span it understood out of the text, so the model is looked for in what is left, never
+in "64 users". Meaning, not keywords (``dialogue/understand/negation.py``): a thing refused
+("not on H100s", "pas de LoRA") is not taken; a value corrected ("64 users, sorry 128
+users") is the last one; a minus sign is refused by name, never read as its absolute value.
+What no recogniser used is reported back; what was inferred rather than said (users mean
+serving, "as fast as ChatGPT" means a reading speed) is marked, so the reply says "I
+assumed"; what needs a confirmation (a model the catalog only comes near, a bare
+"fine-tune") comes back as a proposal for its question. Answers are keyed as the engine CLI
+names them (``dialogue.slots.KEYS``).
 """
 
 from __future__ import annotations
@@ -13,170 +19,297 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from datetime import date
+from functools import cache, lru_cache
 
-from dialogue.errors import ParseError
-from dialogue.understand import names, numbers
-from dialogue.understand.text import fold
+from dialogue.errors import ParseError, Unsure
+from dialogue.understand import custom, load, models, names, numbers
+from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
+from dialogue.understand.negation import CORRECTION, negated
+from dialogue.understand.text import fold, shown
 from engine.catalog import catalog, normalize
 from engine.units import NUMBER, SCALE, Lang
-from engine.wording import text
+from engine.wording import msg, text
 
-AnswerValue = str | int | float | bool | None
-
-_N = rf"(?<![\w.\-\u2212]){NUMBER}\s*{SCALE}?(?![a-z0-9])"  # a minus sign is not taken
+_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
+_MINUS = re.compile(rf"(?:^|\s)[-\u2212]\s*{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
-_Reader = Callable[[str, Lang], AnswerValue]
 
 
-def _ctx(s: str, lang: Lang) -> AnswerValue:
-    return numbers.context(s, _UNLIMITED, text(""))
+def _one(key: str, reader: Callable[[str, Context], AnswerValue]
+         ) -> Callable[[re.Match[str], Context], Reading | None]:
+    """A recogniser's reading of one key by one of ``numbers``' readers (on the span)."""
+    def read(m: re.Match[str], ctx: Context) -> Reading | None:
+        span = m.groupdict().get("v") or m.group(0)
+        try:
+            return {key: reader(span.strip(), ctx)}
+        except ParseError:
+            return None
+    return read
 
 
-_PATTERNS: tuple[tuple[str, str, _Reader, bool], ...] = (
-    # (slot, pattern, reader, inferred)
-    ("target_tokens_per_s", r"\bno (?:throughput )?target\b|\bpas d'objectif(?: de debit)?\b"
-     r"|\bsans objectif\b|\baucun objectif\b", lambda s, lang: None, False),
-    ("target_tokens_per_s", rf"{_N}\s*(?:{numbers.RATE})", lambda s, lang: numbers.target(s),
-     False),
-    ("concurrency", rf"{_N}\s*(?:concurrent|simultaneous|parallel)?\s*(?:users?|requests?"
-     r"|sessions?|streams?|concurrent|clients?|utilisateurs?|requetes?|personnes?)\b"
-     r"(?:\s+(?:simultanes?|simultanees?|en parallele|a la fois|en meme temps|at once"
-     r"|concurrently|in parallel))?", lambda s, lang: numbers.concurrency(s), False),
-    ("concurrency", rf"\bconcurren(?:cy|ce)(?: of| de)?\s*({_N})",
-     lambda s, lang: numbers.concurrency(s), False),
-    ("context", rf"{_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?|ctx)"
-     r"\b(?:\s+window)?", _ctx, False),
-    ("context", rf"\b(?:context|contexte|ctx)(?: of| window of| de)?\s*({_N})", _ctx, False),
-    ("train_tokens", rf"(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|million|billion|trillion|bn"
-     r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b", numbers.tokens, False),
-    ("deadline_days", rf"\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
-     r"(?:days?|weeks?|months?|years?|jours?|semaines?|mois|ans|annees?)\b",
-     lambda s, lang: numbers.deadline(s), False),
-    ("int4", r"\b(?:no|not|without|sans|pas d'|pas de|avoid\w*|eviter?)\s*(?:l')?int4\b"
-     r"|\bint4\s+(?:is\s+)?(?:not\s+ok|not\s+acceptable|no|pas acceptable|non|exclue?)\b",
-     lambda s, lang: False, False),
-    ("int4", r"\bint4\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable|allowed|yes|oui|acceptee?)\b",
-     lambda s, lang: True, False),
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+_OWN: tuple[Recogniser, ...] = (
+    Recogniser(("target_tokens_per_s",), _rx(
+        r"\bno (?:throughput |speed )?target\b|\bpas d'objectif(?: de debit)?\b|\bsans objectif"
+        r"\b|\baucun objectif\b|\bno speed requirement\b"), lambda m, c: {
+            "target_tokens_per_s": None},
+        cues=("target", "objectif", "requirement")),
+    Recogniser(("target_tokens_per_s",), _rx(rf"(?P<v>{_N}\s*(?:{numbers.RATE}))"),
+               _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
+        cues=("tok", "tps", "jeton", "t/s")),
+    Recogniser(("concurrency",), _rx(
+        rf"(?P<v>{_N}\s*(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?"
+        r"|sessions?|streams?|concurrent|clients?|utilisateurs?|requetes?|conversations?"
+        r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|en parallele|a la fois|en meme temps"
+        r"|at once|concurrently|in parallel|at the same time|at peak|actifs?))?)"),
+        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        cues=("user", "request", "session", "stream", "concurren", "client",
+              "utilisateur", "requete", "conversation", "chat")),
+    Recogniser(("concurrency",), _rx(
+        rf"(?P<v>{_N})\s*(?:(?:of|among)\s+(?:our|the|them|its)\s+|(?:de|parmi)\s+(?:nos|notre"
+        rf"|ces|nos)\s+)?(?:people|persons|personnes|{load.HEADS})?\s*(?:at once|at the same"
+        r" time|concurrently|simultaneously|in parallel|en meme temps|a la fois|simultanement"
+        r"|en simultane|simultanees?|en parallele)"),
+        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
+              "fois")),
+    Recogniser(("concurrency",), _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{_N})"),
+               _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        cues=("concurren",)),
+    Recogniser(("context",), _rx(
+        rf"(?P<v>{_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?|ctx)"
+        r"\b(?:\s+window)?)"), _one("context", lambda s, c: numbers.context(
+            s, _UNLIMITED, text(""))),
+        cues=("context", "ctx")),
+    Recogniser(("context",), _rx(
+        rf"\b(?:context|contexte|ctx)(?: length| window)?(?: of| window of| de|:|=)?\s*"
+        rf"(?P<v>{_N})"), _one("context", lambda s, c: numbers.context(
+            s, _UNLIMITED, text(""))),
+        cues=("context", "ctx")),
+    Recogniser(("train_tokens",), _rx(
+        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|million|billion|trillion|bn"
+        r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b)"),
+        _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
+        cues=("token", "jeton")),
+    Recogniser(("deadline_days",), _rx(
+        rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
+        r"(?:days?|weeks?|months?|years?|jours?|semaines?|mois|ans|annees?)\b)"),
+        _one("deadline_days", lambda s, c: numbers.deadline(s)),
+        cues=("day", "week", "month", "year", "jour", "semaine", "mois", "an")),
+    Recogniser(("int4",), _rx(
+        r"\b(?:no|not|without|sans|pas d'|pas de|avoid\w*|eviter?|rather not(?: use)?"
+        r"|don't want|ni)\s*(?:l')?(?:int4|4-?bit|quanti[sz]ation|quantification)\b"
+        r"|\b(?:int4|4-?bit|quanti[sz]ation|quantification)\s+(?:is\s+|est\s+)?(?:not\s+ok"
+        r"|not\s+acceptable|not\s+allowed|out of the question|no|pas acceptable"
+        r"|pas possible|non|exclue?|interdite?|inacceptable)\b"), lambda m, c: {"int4": False},
+        cues=("int4", "4-bit", "4bit", "quanti")),
+    Recogniser(("int4",), _rx(
+        r"\b(?:int4|4-?bit|quanti[sz]ation)\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable"
+        r"|allowed|yes|oui|acceptee?|possible)\b"), lambda m, c: {"int4": True},
+        cues=("int4", "4-bit", "4bit", "quanti")),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
-    ("int4", r"\b(?:int4|awq|gptq|4-?bit|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b",
-     lambda s, lang: True, True),
+    Recogniser(("int4",), _rx(
+        r"\b(?:int4|awq|gptq|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b"),
+        lambda m, c: {"int4": True}, frozenset({"int4"}),
+        cues=("int4", "awq", "gptq", "w4a16")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
-    ("context", r"(?<![\w.\-])\d+\s*k(?![a-z0-9/])", _ctx, False),
-    ("interconnect", r"\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b",
-     lambda s, lang: names.interconnect(s), False),
+    Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"),
+               _one("context", lambda s, c: numbers.context(s, _UNLIMITED, text(""))),
+               cues=("k",)),
+    Recogniser(("interconnect",), _rx(
+        r"(?P<v>\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b)"),
+        _one("interconnect", lambda s, c: names.interconnect(s)),
+        cues=("infiniband", "ib", "gb", "ge")),
 )
-_COMPILED = [(slot, re.compile(p), fn, inferred) for slot, p, fn, inferred in _PATTERNS]
+_BY_NAME = {r.keys: r for r in load.RECOGNISERS}
+#: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
+#: answer lengths before a bare '8k', a headcount after 'users', documents before days.
+RECOGNISERS: tuple[Recogniser, ...] = (
+    _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
+    *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
+                                                ("prompt_tokens",), ("output_tokens",),
+                                                ("documents", "document_tokens"))],
+    *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
+    _BY_NAME[("gpus_per_node",)],
+)
 _NOISE = re.compile(
     r"\b(?:we|i|want|would|like|need|plan|to|run|serving?|use|the|a|an|with|and|for|on|at|of|"
     r"please|model|size|sizing|our|in|it|is|ok|okay|hi|hello|hey|how|many|gpus?|do|needs?|over|"
     r"via|using|from|by|about|around|per|requests?|tokens?|can|you|me|help|let's|lets|what|"
-    r"which|scratch|own|custom|"
+    r"which|scratch|own|custom|sorry|actually|mean|rather|wait|oops|each|at|once|"
     r"nous|voulons|voudrions|veux|voudrais|souhaitons|je|on|faire|tourner|pour|avec|les|des|"
     r"un|une|le|la|de|du|d'|l'|notre|nos|modele|sur|en|et|servir|deployer|combien|il|faut|"
-    r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero)\b"
+    r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero|pardon|"
+    r"plutot|enfin|fait|veut|dire|chacun|chaque|par|prefer|because|given|as|also|just|only|"
+    r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
+    r"process|processing|traiter|ici|d'ici)\b"
 )
 
 
 @dataclass
 class Found:
-    """What an opening gave: answers by slot, which of them were inferred, the words no
-    reader used, and why a word that looked like a model named none (or several)."""
+    """What a sentence gave: answers by key, the keys inferred, the words no reader used,
+    what needs a confirmation (by slot), a Hub id to fetch, and the refusals (a minus sign,
+    a name the catalog does not know) to say."""
 
-    answers: dict[str, AnswerValue] = field(default_factory=dict)
+    answers: dict[str, str | int | float | bool | None] = field(default_factory=dict)
     inferred: set[str] = field(default_factory=set)
     leftovers: list[str] = field(default_factory=list)
     hint: ParseError | None = None
+    unsure: dict[str, Unsure] = field(default_factory=dict)
+    fetch: str | None = None
+    refusals: list[ParseError] = field(default_factory=list)
 
 
-def extract(said: str, lang: Lang = "en", *, find_model: bool = True) -> Found:
-    """The answers an opening sentence gives (see the module doc). ``find_model=False``
-    skips the catalog search: the answers typed beside another question's, cheaply."""
+def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
+            today: date | None = None) -> Found:
+    """The answers a sentence gives (see the module doc). ``find_model=False`` skips the
+    catalog search: the answers typed beside another question's, cheaply."""
     found = Found()
-    t = fold(said)
-    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)", " ", t).split()) + " "
+    ctx = Context(lang, today)
+    t = numbers.digits_in(fold(said))
+    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|[;!?()]", " ", t).split()) + " "
     rest = re.sub(r"(\d) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
-    for slot, rx, fn, inferred in _COMPILED:
-        if slot in found.answers:
+    rest = _minus(rest, found)
+    unused = list(found.leftovers)
+    if find_model:
+        rest = _counts(rest, lang, found)
+    for rec in RECOGNISERS:
+        if all(k in found.answers for k in rec.keys) or not rec.may(rest):
             continue
-        m = rx.search(rest)
-        if m is None:
-            continue
-        span = m.group(1) if m.groups() and m.group(1) else m.group(0)
-        try:
-            found.answers[slot] = fn(span.strip(), lang)
-        except ParseError:
-            continue
-        if inferred:
-            found.inferred.add(slot)
-        rest = rest[: m.start()] + " | " + rest[m.end():]
+        rest = _recognise(rec, rest, ctx, found)
+    rest = _batch(rest, ctx, found)
     rest = _find_gpu(rest, found)
-    work = names.find_workload(rest)
-    if work is not None:
-        found.answers["workload"] = work[0]
-        rest = rest[: work[1][0]] + " | " + rest[work[1][1]:]
-    elif "concurrency" in found.answers or "target_tokens_per_s" in found.answers:
-        found.answers["workload"] = "inference"  # users and tokens/s are only ever served
-        found.inferred.add("workload")
+    rest = _workload(rest, found)
+    if find_model and "model" not in found.answers and found.hint is None:
+        mention = models.find(rest, lang, _NOISE)
+        rest = mention.rest
+        found.answers.update(mention.answers)
+        _problem(mention.problem, found)
+        if found.fetch is not None:  # the Hub id as typed: repository names keep their case
+            typed = re.search(re.escape(found.fetch), said, re.I)
+            found.fetch = typed.group(0) if typed is not None else found.fetch
+    found.leftovers = unused + [c.strip() for c in rest.split("|") if c.strip()]
     if find_model:
-        rest = _find_model(rest, found, lang)
-    found.leftovers = [c.strip() for c in rest.split("|") if c.strip()]
-    if find_model:
-        found.leftovers = [" ".join(w for w in c.split() if not _NOISE.fullmatch(w))
+        found.leftovers = [" ".join(w for w in c.split() if not _NOISE.fullmatch(w)
+                                    and not CORRECTION.fullmatch(" " + w))
                            for c in found.leftovers]
         found.leftovers = [c for c in found.leftovers if c]
     return found
 
 
-MODEL_TRIES = 48  # catalog look-ups per message: a long message stays a fast turn
-_LONG_WORD = 120  # longer than any model name or Hugging Face URL
-_SIZE = re.compile(r"\d+(?:\.\d+)?[bmt]")
-_TOKEN_SEP = re.compile(r"[\s_/:()-]+")
+def _counts(rest: str, lang: Lang, found: Found) -> str:
+    """A model described by its counts ('1T total, 32B active MoE', 'our own 30B dense
+    model'), taken out before anything else reads its numbers."""
+    try:
+        counted = custom.find(rest, lang)
+    except ParseError as exc:
+        found.hint = exc
+        return rest
+    if counted is None:
+        return rest
+    counts, (a, b) = counted
+    found.answers["model"] = counts.total
+    if counts.active is not None:
+        found.answers["active_params_b"] = counts.active
+    return rest[:a] + " | " + rest[b:]
 
 
-@cache
-def _model_token_lists() -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Per model id, each of its names split into normalized tokens ('3.3' stays one)."""
-    out: dict[str, tuple[tuple[str, ...], ...]] = {}
-    for m in catalog().models.values():
-        all_names = [m.id, m.name, m.hf_id, *m.aliases]
-        out[m.id] = tuple(
-            tuple(t for t in (normalize(x) for x in _TOKEN_SEP.split(n.lower())) if t)
-            for n in all_names
-        )
-    return out
+def _minus(rest: str, found: Found) -> str:
+    """'-64 users', '−8k': refused by name (never read as 64 or 8k), and taken out."""
+    m = _MINUS.search(rest)
+    if m is not None:
+        said = m.group(0).strip()
+        found.refusals.append(ParseError(msg("dialogue.error.negative_any", text=shown(said))))
+        found.leftovers.append(said)
+    return _MINUS.sub(" | ", rest)
 
 
-@cache
-def _model_blob() -> str:
-    """Every catalog name of every model, normalized, for a cheap 'could be part of a name'."""
-    return "|".join("".join(toks) for lists in _model_token_lists().values() for toks in lists)
+def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
+    """Run one recogniser: the first value, or the last when the person corrected
+    themselves between them; a refused one is skipped; every span it read is taken out."""
+    hits = [m for m in rec.rx.finditer(rest) if not (rec.keys != ("int4",)
+                                                      and negated(rest, m.start()))]
+    if not hits:
+        return rest
+    chosen = hits[0]
+    if len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start()):
+        chosen = hits[-1]
+    reading = rec.read(chosen, ctx)
+    if reading is None:
+        return rest
+    for key, value in reading.items():
+        if key not in found.answers:
+            found.answers[key] = value
+            if key in rec.assumed:
+                found.inferred.add(key)
+    spans = hits if chosen is not hits[0] else [chosen]
+    for m in sorted(spans, key=lambda h: -h.start()):
+        rest = rest[: m.start()] + " | " + rest[m.end():]
+    return rest
 
 
-def _aligned(window: list[str], model_id: str) -> bool:
-    """Whether the words spell whole tokens of one of the model's names: 'llama 3.1 70b'
-    and 'qwen 3 32b' do, but '3 70b' is not 'Llama 3.3 70B' (its '3' is half of '3.3')."""
-    want = normalize("".join(window))
-    for toks in _model_token_lists().get(model_id, ()):
-        for i in range(len(toks)):
-            joined = ""
-            for t in toks[i:]:
-                joined += t
-                if joined == want:
-                    return True
-                if len(joined) >= len(want):
-                    break
-    return False
+def _batch(rest: str, ctx: Context, found: Found) -> str:
+    """A batch job's deadline ('by Friday', 'in 3 days') once documents were named; a job
+    without one is refused with what to add (the deadline decides the throughput)."""
+    if "documents" not in found.answers:
+        return rest
+    if "document_tokens" not in found.answers:
+        found.refusals.append(ParseError(msg("dialogue.error.batch_tokens")))
+        del found.answers["documents"]
+        return rest
+    m = load.BATCH_WHEN.search(rest)
+    days = load.batch_days(rest, ctx) if m is not None else None
+    if m is None and isinstance(found.answers.get("deadline_days"), float):
+        found.answers["batch_days"] = found.answers.pop("deadline_days")  # 'within 2 days'
+        return rest
+    if days is None:
+        said = m.group(0).strip() if m is not None else ""
+        key = "dialogue.error.batch_when" if said else "dialogue.error.batch_deadline"
+        found.refusals.append(ParseError(msg(key, text=shown(said))))
+        del found.answers["documents"]
+        found.answers.pop("document_tokens", None)
+        return rest
+    found.answers["batch_days"] = days
+    found.answers.pop("deadline_days", None)
+    assert m is not None
+    return rest[: m.start()] + " | " + rest[m.end():]
 
 
-def _plausible(window: list[str], lang: Lang) -> bool:
-    """A window of several words is worth a catalog look-up only if each word could be
-    part of a model's name (or is a size such as '30b')."""
-    blob = _model_blob()
-    if all("/" in w or _SIZE.fullmatch(w) is not None or normalize(w) in blob for w in window):
-        return True
-    said = " ".join(window)  # 'a 30b dense', '70 billion params': a count has digits
-    return any(c.isdigit() for c in said) and names.params(said, lang) is not None
+def _workload(rest: str, found: Found) -> str:
+    work = names.find_workload(rest)
+    if work is not None:
+        if work[0] == "finetune":
+            found.unsure["workload"] = names.finetune_kind()
+        else:
+            found.answers["workload"] = work[0]
+        rest = rest[: work[1][0]] + " | " + rest[work[1][1]:]
+        if work[0] in names.FINETUNES:  # 'fine-tune it with LoRA': the words agree
+            rest = names.WORKLOAD_RE["finetune"].sub(" | ", rest)
+    if "workload" not in found.answers and "workload" not in found.unsure and any(
+            k in found.answers for k in ("concurrency", "target_tokens_per_s", "requests_per_s",
+                                         "per_user_tokens_per_s", "documents", "users_total")):
+        found.answers["workload"] = "inference"  # users and tokens/s are only ever served
+        found.inferred.add("workload")
+    return rest
+
+
+def _problem(problem: ParseError | None, found: Found) -> None:
+    if problem is None:
+        return
+    if isinstance(problem, models.Fetch):
+        found.fetch = problem.repo
+    elif isinstance(problem, Unsure):
+        found.unsure[problem.slot] = problem
+    else:
+        found.hint = problem
+
+
+# -- GPUs --------------------------------------------------------------------------------------
 
 
 @cache
@@ -192,59 +325,46 @@ def _gpu_blob() -> str:
     return "|".join(_gpu_keys())
 
 
-def _find_gpu(rest: str, found: Found) -> str:
-    """Take a GPU named in the sentence ('on 8x H100s') out of it: exact catalog names only."""
-    ws = rest.split(" ")
+@lru_cache(maxsize=8192)
+def _gpu_word(w: str) -> bool:
+    """Whether a word could be part of a GPU's name ('h100s', 'rtx', 'l40s'; not '4')."""
+    if not w or w == "|" or w.isdigit() or w[:-1].isdigit():
+        return False
     blob = _gpu_blob()
-    # a word no GPU name holds ('company') cannot be in one: windows across it are skipped
-    near = [bool(w) and w != "|" and (normalize(w) in blob or w[:-1].isdigit()
-                                      or normalize(w.rstrip("s")) in blob) for w in ws]
+    return normalize(w) in blob or normalize(w.rstrip("s")) in blob
+
+
+def _find_gpu(rest: str, found: Found) -> str:
+    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S') out of it, with
+    the count per node before it: exact catalog names only, and not a refused one ('not on
+    H100s')."""
+    ws = rest.split(" ")
+    # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
+    # and a window of counts alone ('4 8') names no GPU
+    named = [_gpu_word(w) for w in ws]
+    near = [n or (w[:-1].isdigit() and w != "|") for w, n in zip(ws, named, strict=True)]
     for size in (4, 3, 2, 1):
         for i in range(len(ws) - size + 1):
-            if not all(near[i : i + size]):
+            if not all(near[i : i + size]) or not any(named[i : i + size]):
                 continue
             window = " ".join(ws[i : i + size])
             for cand in names.gpu_candidates(window):
                 if normalize(cand) not in _gpu_keys():
                     continue
+                start = len(" ".join(ws[:i])) + 1
+                if negated(rest, start):
+                    break
                 try:
-                    found.answers["gpu"] = names.gpu(cand)
+                    found.answers.setdefault("gpu", names.gpu(cand))
                 except ParseError:  # a name two GPUs share: not an answer
                     continue
+                count = names.gpu_count(window)
+                before = ws[i - 1] if i > 0 else ""
+                if count is None and re.fullmatch(r"\d+x?", before):
+                    count = names.gpu_count(before.rstrip("x") + "x " + cand)
+                    i -= 1
+                    size += 1
+                if count is not None:
+                    found.answers.setdefault("gpus_per_node", count)
                 return " ".join([*ws[:i], "|", *ws[i + size :]])
     return rest
-
-
-def _find_model(rest: str, found: Found, lang: Lang) -> str:
-    """Take the longest run of words that names a model out of ``rest``; the words of its
-    name the catalog did not need ("llama" beside "405b") go with it."""
-    tries = 0
-    chunks = [[w for w in c.split() if not _NOISE.fullmatch(w)] for c in rest.split("|")]
-    for chunk_i, ws in sorted(enumerate(chunks), key=lambda c: -len(c[1])):
-        for size in range(min(len(ws), 5), 0, -1):
-            for i in range(len(ws) - size + 1):
-                window = ws[i : i + size]
-                if any(len(w) > _LONG_WORD for w in window):
-                    continue
-                # one word is tried even if no name holds it, for its 'did you mean'; once
-                # a refusal with suggestions is in hand, only what could name a model
-                if (size > 1 or found.hint is not None) and not _plausible(window, lang):
-                    continue
-                if tries >= MODEL_TRIES:
-                    return " | ".join(" ".join(c) for c in chunks)
-                tries += 1
-                try:
-                    model = names.model(" ".join(window), lang)
-                except ParseError as exc:
-                    if exc.suggestions and found.hint is None:  # the longest text with some
-                        found.hint = exc
-                    continue
-                if size > 1 and isinstance(model, str) and not _aligned(window, model):
-                    continue
-                found.answers["model"] = model
-                found.hint = None
-                spec = catalog().models.get(model) if isinstance(model, str) else None
-                key = normalize(str(model)) + (normalize(spec.name) if spec else "")
-                chunks[chunk_i] = [w for w in ws[:i] + ws[i + size :] if normalize(w) not in key]
-                return " | ".join(" ".join(c) for c in chunks)
-    return " | ".join(" ".join(c) for c in chunks)

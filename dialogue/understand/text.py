@@ -18,6 +18,8 @@ _SPACES = re.compile(r"[\s\u00a0\u202f]+")
 def fold(text: str) -> str:
     """Lower case, no accents, one kind of apostrophe, single spaces: 'Inférence’s' ->
     "inference's". Digits and symbols are kept as they are."""
+    if text.isascii():  # most messages: nothing to decompose
+        return _SPACES.sub(" ", text.replace("`", "'")).strip().lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _SPACES.sub(" ", bare.replace("œ", "oe").replace("æ", "ae")).strip().lower()

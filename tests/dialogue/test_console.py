@@ -61,7 +61,8 @@ def test_numbers_pick_choices_and_errors_are_shown() -> None:
 
 
 def test_opening_from_argv() -> None:
-    rc, out = _run("no target\nyes\n", ["405b", "inference", "48", "users", "16k", "context"])
+    rc, out = _run("yes\n", ["llama", "3.1", "405b", "inference", "48", "users", "16k",
+                             "context", "no", "target"])
     assert rc == 0 and say(msg("verdict.single_node_int4")).upper() in out
 
 
@@ -108,12 +109,13 @@ def test_a_result_is_not_reprinted_by_help_or_a_refused_answer() -> None:
 
 
 def test_enter_takes_the_shown_default_and_says_so() -> None:
-    rc, out = _run("llama 3.1 70b inference 64 users 8k context\n\n")
+    rc, out = _run("llama 3.1 70b inference 64 users\n8k\n\n")
     assert rc == 0
-    assert say(msg("console.default", value=msg("dialogue.show.no_target"))) in out
+    speed = msg("dialogue.show.per_user", rate=20.0)  # a comfortable reading speed per user
+    assert say(msg("console.default", value=speed)) in out
     assert say(msg("dialogue.notice.default_taken", answer=msg(
-        "dialogue.notice.pair", label=msg("dialogue.slot.target_tokens_per_s.label"),
-        value=msg("dialogue.show.no_target")))) in out
+        "dialogue.notice.pair", label=msg("dialogue.key.per_user_tokens_per_s.label"),
+        value=speed))) in out
     assert say(msg("verdict.single_node")).upper() in out
 
 
@@ -151,11 +153,11 @@ def test_the_console_gets_what_slack_gets_from_an_opening() -> None:
     opening = "llama 70b inference 64 users 8k context"
     slack = Dialogue(MemoryStore()).start("k", opening)
     assert slack.asking == "model" and slack.request["concurrency"] == 64
+    assert slack.text.id == "dialogue.confirm.model_which"  # which 70B: asked, not guessed
     rc, out = _run(f"{opening}\nllama 3.1 70b\n")
-    assert rc == 0 and slack.error is not None
-    assert say(slack.error) in out
-    assert say(msg("dialogue.slot.target_tokens_per_s.ask")) in out  # nothing asked twice
-    assert say(msg("dialogue.slot.concurrency.ask")) not in out
+    assert rc == 0 and say(slack.text) in out
+    assert say(msg("verdict.single_node")).upper() in out  # confirmed: the card, at once
+    assert say(msg("dialogue.slot.concurrency.ask")) not in out  # nothing asked twice
 
 
 def test_a_french_conversation_is_rendered_in_french() -> None:

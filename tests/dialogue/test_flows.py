@@ -79,25 +79,29 @@ def test_button_and_typed_text_take_the_same_path() -> None:
 def test_the_request_names_answers_as_the_engine_cli_does_with_their_sources() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b for 50 concurrent users 8k context")
-    r = d.handle("k", "")  # Enter: the shown default (no target)
+    # users were given: serving was inferred, and what the sizing rests on is confirmed
+    assert r.asking == "workload" and r.text.id == "dialogue.question.assumed"
+    assert r.sources["workload"] == "assumed" and r.default is not None
+    r = d.handle("k", "")  # Enter keeps what was inferred: confirmed
     assert r.kind == "result"
     assert r.request == {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 50,
-                         "context": 8192, "target_tokens_per_s": None,
+                         "context": 8192, "per_user_tokens_per_s": 20.0,
                          "gpu": "rtx-pro-6000-server", "gpus_per_node": 8,
                          "interconnect": "ib-200"}
-    assert r.sources["workload"] == "assumed"  # users were given: serving was inferred
-    assert r.sources["concurrency"] == "said" and r.sources["target_tokens_per_s"] == "default"
-    assert {a.slot: a.source for a in r.answers}["workload"] == "assumed"
-    assert "dialogue.notice.default_taken" in notice_ids(r)
+    assert r.sources["workload"] == "confirmed" and r.sources["concurrency"] == "said"
+    assert r.sources["per_user_tokens_per_s"] == "assumed"  # shown, one click to change
+    assert {a.slot: a.source for a in r.answers}["per_user_tokens_per_s"] == "assumed"
+    assert r.nav[0].slot == "target_tokens_per_s"  # the assumption's change comes first
+    assert "dialogue.notice.confirmed" in notice_ids(r)
 
 
 def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     d = Dialogue(MemoryStore())
-    opening = "llama 3.1 70b inference 32 users 8k context"
-    r = run(d, "k", ["no target"], buttons=False, opening=opening)
+    opening = "llama 3.1 70b inference 32 users 8k context no target"
+    r = run(d, "k", [], buttons=False, opening=opening)
     assert r.recommendation is not None and r.recommendation.verdict == "single_node"
     assert "int4" not in r.request and r.sources["interconnect"] == "default"
-    r = d.start("k", "405b inference 48 users 16k context no target")
+    r = d.start("k", "llama 3.1 405b inference 48 users 16k context no target")
     assert r.asking == "int4"
     # step 1 said no, and what the answer trades is said before the question is asked
     assert [(q.step, q.answer) for q in r.steps] == [(1, "no")]
@@ -110,14 +114,11 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     r = d.handle("k", "no")  # FP8 replicas behind a load balancer: no link to ask about
     assert r.recommendation is not None and r.recommendation.verdict == "replicas"
     assert r.request["int4"] is False and r.sources["interconnect"] == "default"
-    r = d.start("k", "405b inference 64 users 32k context no target")
-    message = r.notices[-1].text
-    assert message.params["int4"].model_dump() == {  # type: ignore[union-attr]
-        "id": "dialogue.shape.cluster", "params": {"nodes": 2}}
-    assert message.params["fp8"].model_dump() == {  # type: ignore[union-attr]
-        "id": "dialogue.shape.cluster", "params": {"nodes": 3}}
-    r = d.handle("k", "no")  # no INT4: FP8 across nodes, so now the link matters
-    assert r.asking == "interconnect"
+    # FP8 across nodes whatever INT4 would do (the engine's answer): INT4 is not asked, the
+    # link is (the steps it decides are shown first)
+    r = d.start("k", "llama 3.1 405b inference 64 users 32k context no target")
+    assert r.asking == "interconnect" and "int4" not in r.request
+    assert [q.step for q in r.steps] == [1, 2]
     r = d.handle("k", "100 GbE")
     assert r.recommendation is not None and r.recommendation.verdict == "multi_node"
     assert r.recommendation.interconnect == "eth-100" and r.sources["interconnect"] == "said"
@@ -125,12 +126,17 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
 
 def test_opening_prefills_and_skips_questions() -> None:
     d = Dialogue(MemoryStore())
-    r = d.start("k", "405b inference 64 users 32k context int4 ok")
-    assert r.asking == "target_tokens_per_s"  # five answers given, the sixth is asked
+    r = d.start("k", "llama 3.1 405b inference 64 users 32k context int4 ok over 100 GbE")
+    assert r.kind == "result"  # model, workload, load and context: the card at once
     assert {k: r.request[k] for k in ("model", "concurrency", "context", "int4")} == {
         "model": "llama-3.1-405b", "concurrency": 64, "context": 32768, "int4": True}
-    assert notice_ids(r)[0] == "dialogue.notice.understood"
-    assert r.default is not None and r.default.value == "no target"
+    assert notice_ids(r)[:2] == ["dialogue.notice.understood", "dialogue.notice.assumed"]
+    assert r.sources["per_user_tokens_per_s"] == "assumed"
+    r = d.start("k", "llama 3.1 405b inference 64 users int4 ok")
+    assert r.asking == "context"  # the context was not given: asked
+    r = d.handle("k", "32k")
+    assert r.asking == "target_tokens_per_s"  # a guided answer asks the speed, Enter keeps
+    assert r.default is not None and r.default.value == "20 tok/s per user"
     r = d.start("k", "full fine-tune of llama-3.1-70b on 1B tokens in 2 weeks over 100 GbE")
     assert r.kind == "result" and r.recommendation is not None
     assert r.request["deadline_days"] == 14 and r.request["interconnect"] == "eth-100"
@@ -139,23 +145,27 @@ def test_opening_prefills_and_skips_questions() -> None:
 def test_opening_with_an_ambiguous_model_offers_the_candidates_and_keeps_the_rest() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "pretrain 70b 1.5T tokens")
-    assert r.asking == "model" and r.error is not None
-    assert r.error.id == "dialogue.error.model_ambiguous"
-    offered = {c.value for c in r.choices}
-    assert {"llama-3.1-70b", "llama-3.3-70b"} <= offered
-    assert all("70b" in v for v in offered)
+    assert r.asking == "model" and r.kind == "question" and r.error is None
+    assert r.text.id == "dialogue.confirm.model_which"
+    offered = [c.value for c in r.choices]
+    assert {"llama-3.1-70b", "llama-3.3-70b"} <= set(offered)
+    assert offered[-2:] == ["a 70B dense model", "none of these"]  # and a way out
+    assert all("70b" in v or "70B" in v or v == "none of these" for v in offered)
     assert r.request["workload"] == "pretrain" and r.request["train_tokens"] == 1.5e12
     r = click(d, "k", r, "llama-3.3-70b")
     assert r.asking == "deadline_days"  # workload and tokens were kept from the opening
+    assert r.sources["model"] == "confirmed"
 
 
 def test_unknown_model_suggests_and_accepts_a_parameter_count() -> None:
     d = Dialogue(MemoryStore())
     d.start("k")
     r = d.handle("k", "gpt5")
-    assert r.kind == "error" and r.asking == "model"
-    assert r.error is not None and r.error.id == "dialogue.error.model_unknown_near"
+    assert r.kind == "question" and r.asking == "model"
+    assert r.text.id == "dialogue.confirm.model_which"
     assert {"gpt-oss-20b", "gpt-oss-120b"} <= {c.value for c in r.choices}
+    r = d.handle("k", "none of these")  # then the ways to describe it
+    assert r.asking == "model" and "dialogue.notice.none_model" in notice_ids(r)
     r = d.handle("k", "a 30B dense model")
     assert r.asking == "workload" and r.request["params_b"] == 30.0 and "model" not in r.request
 
@@ -264,14 +274,14 @@ def test_cancel_then_restart() -> None:
     assert r.state == "cancelled" and r.error is not None
     assert r.error.id == "dialogue.error.cancelled"
     r = click(d, "k", r, "restart")
-    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu"]
+    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu", "gpus_per_node"]
 
 
 def test_restart_clears_answers_and_keeps_the_language() -> None:
     d = Dialogue(MemoryStore())
     d.start("k", "llama 3.1 70b pour 64 utilisateurs")
     r = d.handle("k", "recommencer")
-    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu"]
+    assert r.asking == "model" and [a.slot for a in r.answers] == ["gpu", "gpus_per_node"]
     assert r.language == "fr"
 
 

@@ -46,8 +46,8 @@ def test_one_object_per_line_to_the_recommendation(module: str) -> None:
     assert out[0]["recommendation"] is None and out[0]["language"] == "en"
     assert {"value": "32k", "label": "32k tokens"} in out[0]["choices"]
     last = out[-1]
-    assert last["answers"]["context"] == 8192 and last["answers"]["target_tokens_per_s"] is None
-    assert last["sources"]["target_tokens_per_s"] == "default"
+    assert last["answers"]["context"] == 8192 and last["answers"]["per_user_tokens_per_s"] == 20
+    assert last["sources"]["per_user_tokens_per_s"] == "default"  # Enter: reading speed
     rec = last["recommendation"]
     assert rec["verdict"] == "single_node" and rec["model"]["id"] == "llama-3.1-70b"
     assert say(msg("dialogue.slot.context.ask", model=msg("text", text="Llama 3.1 70B"),
@@ -66,7 +66,8 @@ def test_french_and_a_refusal_keep_the_answers() -> None:
 
 
 def test_the_opening_from_the_arguments_and_int4_consent() -> None:
-    out = _script(["no target", "yes"], "405b", "inference", "48", "users", "16k", "context")
-    assert [o["asking"] for o in out] == ["target_tokens_per_s", "int4", None]
+    out = _script(["yes"], "llama", "3.1", "405b", "inference", "48", "users", "16k",
+                  "context", "no", "target")
+    assert [o["asking"] for o in out] == ["int4", None]
     assert out[-1]["answers"]["int4"] is True and out[-1]["sources"]["int4"] == "said"
     assert out[-1]["recommendation"]["verdict"] == "single_node_int4"

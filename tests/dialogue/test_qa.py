@@ -21,12 +21,19 @@ from dialogue.understand.opening import extract
 from tests.dialogue.helpers import click, notice_ids, shown
 
 NUMERIC_STATES = {
-    "concurrency": "llama 3.1 70b inference",
-    "context": "llama 3.1 70b inference 64 users",
-    "target_tokens_per_s": "llama 3.1 70b inference 64 users 8k context",
-    "train_tokens": "llama 3.1 70b full fine-tune",
-    "deadline_days": "llama 3.1 70b full fine-tune 1B tokens",
+    "concurrency": ("llama 3.1 70b inference", []),
+    "context": ("llama 3.1 70b inference 64 users", []),
+    "target_tokens_per_s": ("llama 3.1 70b inference 64 users", ["8k"]),
+    "train_tokens": ("llama 3.1 70b full fine-tune", []),
+    "deadline_days": ("llama 3.1 70b full fine-tune 1B tokens", []),
 }
+
+
+def _at(d: Dialogue, state: str) -> None:
+    opening, more = NUMERIC_STATES[state]
+    d.start("k", opening)
+    for said in more:
+        d.handle("k", said)
 
 
 # -- crashes and slow turns ----------------------------------------------------------------
@@ -38,7 +45,7 @@ NUMERIC_STATES = {
 def test_a_number_too_large_for_a_float_is_refused_not_a_crash(state: str, digits: int) -> None:
     # '1' x 400 was float('inf'), and int(inf) raised OverflowError out of the turn
     d = Dialogue(MemoryStore())
-    d.start("k", NUMERIC_STATES[state])
+    _at(d, state)
     r = d.handle("k", "1" * min(digits, MAX_ANSWER_CHARS))
     assert r.kind == "error" and r.asking == state
 
@@ -72,21 +79,26 @@ def test_an_empty_answer_without_a_default_says_so() -> None:
     assert r.error is not None and r.error.id == "dialogue.error.empty" and r.asking == "model"
 
 
-@pytest.mark.parametrize(("opening", "slot", "value"), [
-    ("llama 3.1 70b inference 64 users 8k context", "target_tokens_per_s", None),
-    ("llama 3.1 70b lora", "train_tokens", 1e9),
-    ("llama 3.1 70b lora 1B tokens", "deadline_days", 30.0),
-    ("llama 3.1 70b full fine-tune 1B tokens 30 days", "interconnect", "ib-200"),
+@pytest.mark.parametrize(("opening", "more", "slot", "key", "value"), [
+    # the speed: a comfortable reading speed per user (the engine's), not "no target"
+    ("llama 3.1 70b inference 64 users", ["8k"], "target_tokens_per_s",
+     "per_user_tokens_per_s", 20.0),
+    ("llama 3.1 70b lora", [], "train_tokens", "train_tokens", 1e9),
+    ("llama 3.1 70b lora 1B tokens", [], "deadline_days", "deadline_days", 30.0),
+    ("llama 3.1 70b full fine-tune 1B tokens 30 days", [], "interconnect", "interconnect",
+     "ib-200"),
 ])
 def test_an_empty_answer_takes_the_shown_default_and_says_so(
-    opening: str, slot: str, value: object
+    opening: str, more: list[str], slot: str, key: str, value: object
 ) -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", opening)
+    for said in more:
+        r = d.handle("k", said)
     assert r.asking == slot and r.default is not None
     r = d.handle("k", "")
     conv = d.load("k")
-    assert conv is not None and conv.answers[slot] == value and conv.sources[slot] == "default"
+    assert conv is not None and conv.answers[key] == value and conv.sources[key] == "default"
     assert "dialogue.notice.default_taken" in notice_ids(r)
 
 
@@ -104,7 +116,9 @@ def test_a_decimal_comma_at_the_model_question_is_not_a_5000b_model() -> None:
     d = Dialogue(MemoryStore())
     d.start("k")
     r = d.handle("k", "1,5T")  # was 'a 5000B-parameter dense model' (the '1,' was dropped)
-    assert r.request["params_b"] == 1500.0
+    assert "params_b" not in r.request  # a size alone is proposed, not taken
+    r = click(d, "k", r, "a 1500B dense model")
+    assert r.request["params_b"] == 1500.0 and r.sources["params_b"] == "confirmed"
     assert extract("pretrain 7b on 1,5T tokens").answers["train_tokens"] == 1.5e12
 
 
@@ -202,7 +216,9 @@ def test_a_gpu_in_the_opening_is_an_answer() -> None:
     assert found.leftovers == []
     # and it no longer hides the model: 'llama 70b on rtx 5090' asks which 70B
     found = extract("llama 70b on rtx 5090")
-    assert found.answers == {"gpu": "rtx-5090"} and found.hint is not None
+    assert found.answers == {"gpu": "rtx-5090"}
+    assert {o.value for o in found.unsure["model"].options} >= {"llama-3.1-70b",
+                                                                "llama-3.3-70b"}
     r = Dialogue(MemoryStore()).start("k", "llama 3.1 8b inference on l40s")
     assert r.request["gpu"] == "l40s" and r.sources["gpu"] == "said"
 
@@ -288,9 +304,10 @@ def test_an_opening_typed_at_the_model_question_keeps_all_its_answers() -> None:
     d = Dialogue(MemoryStore())
     d.start("k")
     r = d.handle("k", "llama 3.1 70b inference 64 users 8k context")
-    assert r.asking == "target_tokens_per_s"
+    assert r.kind == "result"  # everything given: the card, the speed assumed and said
     assert {k: r.request[k] for k in ("model", "workload", "concurrency", "context")} == {
         "model": "llama-3.1-70b", "workload": "inference", "concurrency": 64, "context": 8192}
+    assert r.sources["per_user_tokens_per_s"] == "assumed"
 
 
 # -- what the steps say --------------------------------------------------------------------
@@ -299,7 +316,7 @@ def test_an_opening_typed_at_the_model_question_keeps_all_its_answers() -> None:
 def test_the_link_is_asked_before_any_step_claims_one() -> None:
     # step 4 used to say 'on InfiniBand HDR 200 Gb/s ... yes' and then ask for the network
     d = Dialogue(MemoryStore())
-    r = d.start("k", "qwen 72b full fine-tune 2B tokens 2 weeks")
+    r = d.start("k", "qwen 2.5 72b full fine-tune 2B tokens 2 weeks")
     assert r.asking == "interconnect"
     assert [q.step for q in r.steps] == [1, 2]
     r = d.handle("k", "25 GbE")

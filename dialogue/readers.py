@@ -1,0 +1,173 @@
+"""How each question reads its answer: the readers ``dialogue/slots.py`` names, and what they
+need to know of the answers so far (the model's context window, its name).
+
+Why a room of their own: a reader is where a question's *meaning* is decided beyond one
+pattern (issue #10, item 2): the load question takes a count, a headcount, a request rate or a
+batch job; the context question prompt and answer lengths; the speed question a per-user
+speed or a total, and asks which when a bare number could be either; "32k" where a context
+is more likely than the question's own unit gets "did you mean a context of 32k?"; a yes or
+no is read from its last correction. Each returns the keys it sets or raises a
+:class:`dialogue.errors.ParseError` (an :class:`~dialogue.errors.Unsure` when it proposes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+
+import engine
+from dialogue import keys as answer_keys
+from dialogue.conversation import AnswerValue, Option
+from dialogue.errors import ParseError, Unsure
+from dialogue.keys import Answers, show_model
+from dialogue.understand import load, negation, numbers
+from dialogue.understand.opening import extract
+from dialogue.understand.text import fold, words
+from engine import EngineError
+from engine.catalog import catalog
+from engine.units import Lang
+from engine.wording import Message, msg
+
+Reading = dict[str, AnswerValue]
+#: A reading's keys the bot inferred rather than read (a headcount's share at once), comma
+#: separated under this key: ``dialogue/answer.py`` marks them assumed and says so.
+INFERRED = "__inferred__"
+Reader = Callable[[str, Answers, Lang, "date | None"], Reading]
+
+
+def reading_speed() -> float:
+    """The comfortable per-user reading speed: the engine's (one definition for both)."""
+    return float(catalog().policy.comfortable_tokens_per_s)
+
+
+def context_limit(answers: Answers) -> int | None:
+    """The model's context window, from the engine (None before the model is known, or for
+    a stored model the catalog no longer holds: the engine then refuses it, and says so)."""
+    m = answers.get("model")
+    try:
+        if isinstance(m, str) and m.startswith(answer_keys.CONFIG):
+            return None
+        if isinstance(m, str):
+            return engine.max_context(m, None)
+        if isinstance(m, int | float) and not isinstance(m, bool):
+            return engine.max_context(None, float(m))
+    except EngineError:
+        return None
+    return None
+
+
+def model_name(answers: Answers) -> Message:
+    return show_model(answers.get("model"))
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+_K_ONLY = re.compile(r"^(\d{1,4})\s*k$")
+_BARE = re.compile(r"\s*[\d.,\s]+\s*k?\s*")
+
+
+def _elsewhere(t: str, here: str, value: float, here_label: Message) -> Unsure | None:
+    """'32k' at the load or speed question is most often a context: ask, with both."""
+    m = _K_ONLY.match(words(t))
+    if m is None:
+        return None
+    n = int(m[1])
+    options = [Option(value=f"{n}k context", label=msg("dialogue.choice.context_of",
+                                                       tokens=n * 1024),
+                      answers={"context": n * 1024}),
+               Option(value=f"{value:g}" + (" tok/s" if here == "target_tokens_per_s" else ""),
+                      label=here_label, answers={here: value})]
+    return Unsure(msg("dialogue.confirm.context", tokens=n * 1024, other=here_label),
+                  options, here)
+
+
+def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
+             wanted: tuple[str, ...]) -> Reading:
+    if _BARE.fullmatch(t):  # '64', '8k': the question's own reader, no phrase to find
+        return {}
+    found = extract(t, lang, find_model=False, today=today)
+    if found.refusals and not any(k in found.answers for k in wanted):
+        if found.refusals[0].message.id.startswith("dialogue.error.batch"):
+            raise found.refusals[0]  # a batch job without its deadline or document size
+        return {}  # a minus sign: the question's own reader says what it refuses
+    got: Reading = {k: v for k, v in found.answers.items() if k in wanted}
+    inferred = sorted(k for k in found.inferred if k in got)
+    if inferred:
+        got[INFERRED] = ",".join(inferred)
+    return got
+
+
+def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+    """'64', '64 users', '200 employees', '20 requests per second', a batch job."""
+    got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
+    if got:
+        return got
+    n = numbers.concurrency(t)
+    unsure = _elsewhere(t, "concurrency", n, msg("dialogue.choice.concurrency", n=n))
+    if unsure is not None:
+        raise unsure
+    return {"concurrency": n}
+
+
+def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+    """A context length, or prompt and answer lengths (their sum is the context)."""
+    got = _phrases(t, a, lang, today, ("context", "prompt_tokens", "output_tokens"))
+    if "context" not in got and ("prompt_tokens" in got or "output_tokens" in got):
+        return got  # the engine takes the context they make (and the share it assumes)
+    if "context" in got:
+        limit = context_limit(a) or 10**9
+        c = got["context"]
+        if isinstance(c, int) and c > limit:
+            raise ParseError(msg("dialogue.error.context_beyond", model=model_name(a),
+                                 limit=limit, text=t, tokens=c))
+        return got
+    return {"context": numbers.context(t, context_limit(a) or 10**9, model_name(a))}
+
+
+def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+    """A per-user speed, a total, 'as fast as ChatGPT', 'no target'; a bare small number
+    could be either: asked."""
+    got = _phrases(t, a, lang, today, answer_keys.of_slot("target_tokens_per_s"))
+    if got:
+        return got
+    value = numbers.target(t)
+    if value is None:
+        return {"target_tokens_per_s": None}
+    unsure = _elsewhere(t, "target_tokens_per_s", value, msg("dialogue.choice.total",
+                                                              rate=value))
+    if unsure is not None:
+        raise unsure
+    if re.fullmatch(r"[\d.,\s]+", fold(t)) and value <= 500:
+        raise Unsure(msg("dialogue.confirm.speed", rate=value), [
+            Option(value=f"{value:g} tok/s per user", label=msg("dialogue.choice.per_user",
+                                                                 rate=value),
+                   answers={"per_user_tokens_per_s": value}),
+            Option(value=f"{value:g} tok/s in total", label=msg("dialogue.choice.total",
+                                                                 rate=value),
+                   answers={"target_tokens_per_s": value})], "target_tokens_per_s")
+    return {"target_tokens_per_s": value}
+
+
+def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+    try:
+        return {"deadline_days": numbers.deadline(t)}
+    except ParseError:
+        days = load.batch_days("by " + words(t).removeprefix("by "), load.Context(lang, today))
+        if days is None:
+            raise
+        return {"deadline_days": days}
+
+
+def one(key: str, read: Callable[[str], AnswerValue]) -> Reader:
+    """A reader of one key by a function of the text alone."""
+    return lambda t, a, lang, today: {key: read(t)}
+
+
+def yes_no(t: str) -> bool:
+    """Yes or no, the last of a correction ('yes, sorry, no' is no)."""
+    readings = negation.corrected(t)
+    for part in readings[:-1]:
+        if negation.polarity(part) is not None:
+            return negation.yes_no(part)
+    return negation.yes_no(readings[-1] if len(readings) > 1 else t)

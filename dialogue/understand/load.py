@@ -1,0 +1,272 @@
+"""The customer's terms for a load: per-user speed, requests per second with prompt and answer
+lengths, a headcount, a batch job by a date, the hardware they own.
+
+Why: customers rarely say "an aggregate output target of 6,000 tokens per second". They say
+"30 tok/s per user", "as fast as ChatGPT", "20 requests per second, 1k-token prompts",
+"200 employees", "process 10M documents of 2k tokens by Friday", "on our 4x L40S" (issue
+#10, item 3). Each :class:`Recogniser` here finds one such phrase in a folded sentence and
+reads it onto the answers the engine takes (keys as the engine CLI names them:
+``per_user_tokens_per_s``, ``requests_per_s``, ``prompt_tokens``, ``output_tokens``,
+``gpus_per_node``, ...); what it had to assume (a reading speed for "as fast as ChatGPT",
+the share of a headcount at once) is marked, so the reply says "I assumed" and offers the
+change. ``dialogue/understand/opening.py`` runs them with its own; relative dates ("by
+Friday") need ``today``, which the service passes in (the readers stay pure).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from dialogue.assumptions import assumptions
+from engine.catalog import catalog
+from engine.units import NUMBER, SCALE, Kind, Lang, quantity
+
+AnswerValue = str | int | float | bool | None
+Reading = dict[str, AnswerValue]
+
+N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
+N2 = rf"(?<![\w.\-\u2212])(?P<m>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
+N3 = rf"(?<![\w.\-\u2212])(?P<k>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
+#: tokens per second, in both languages (after text.words: 'tok/s', 'tokens par seconde')
+RATE = (r"(?:tok(?:en)?s?|jetons?|t)\s*(?:/|per|par|a la)\s*s(?:ec(?:ond)?e?s?)?\b"
+        r"|tps\b|tok/s\b")
+_EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:active\s+)?"
+         r"(?:users?|utilisateurs?|persons?|personnes?|requests?|requetes?|streams?|sessions?"
+         r"|conversations?|clients?|chats?)\b")
+_TOK = r"(?:tokens?|toks?|jetons?)"
+_SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
+            "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
+            "hrs": 3600, "hour": 3600, "hours": 3600, "heure": 3600, "heures": 3600,
+            "day": 86400, "days": 86400, "jour": 86400, "jours": 86400, "ms": 0.001}
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
+             "saturday": 5, "sunday": 6, "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3,
+             "vendredi": 4, "samedi": 5, "dimanche": 6}
+WHEN = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi"
+        r"|jeudi|vendredi|samedi|dimanche|tomorrow|demain|tonight|ce soir|next week"
+        r"|la semaine prochaine|end of (?:the )?(?:week|month)|fin (?:de )?(?:la )?semaine"
+        r"|fin (?:du )?mois|\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(frozen=True)
+class Context:
+    lang: Lang = "en"
+    today: date | None = None
+
+
+@dataclass(frozen=True)
+class Recogniser:
+    """One phrase: its pattern (on folded text), the answers it reads, what it assumes."""
+
+    keys: tuple[str, ...]
+    rx: re.Pattern[str]
+    read: Callable[[re.Match[str], Context], Reading | None]
+    assumed: frozenset[str] = field(default_factory=frozenset)
+    cues: tuple[str, ...] = ()  # words one of which the phrase holds: a cheap test first
+
+    def may(self, folded: str) -> bool:
+        return not self.cues or any(c in folded for c in self.cues)
+
+
+def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | None:
+    q = quantity(text, kind, lang)
+    return None if q is None or q[1] or q[0] <= 0 else q[0]
+
+
+def _group(m: re.Match[str], name: str) -> str:
+    return m.groupdict().get(name) or ""
+
+
+def _rate(lo: float, hi: float, key: str) -> Callable[[re.Match[str], Context], Reading | None]:
+    def read(m: re.Match[str], ctx: Context) -> Reading | None:
+        v = number(_group(m, "n"), Kind.RATE)
+        return {key: v} if v is not None and lo <= v <= hi else None
+    return read
+
+
+def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Context], Reading]:
+    return lambda m, ctx: {key: value()}
+
+
+def _per_second(m: re.Match[str], ctx: Context) -> Reading | None:
+    v = number(_group(m, "n"), Kind.RATE)
+    unit = _group(m, "unit") or "s"
+    if v is None:
+        return None
+    rps = v / _SECONDS.get(unit.rstrip("s") if unit not in _SECONDS else unit, 1)
+    return {"requests_per_s": round(rps, 6)} if 0 < rps <= 1e6 else None
+
+
+def _length(key: str) -> Callable[[re.Match[str], Context], Reading | None]:
+    def read(m: re.Match[str], ctx: Context) -> Reading | None:
+        v = number(_group(m, "n") or _group(m, "m") or _group(m, "k"), Kind.CONTEXT)
+        return {key: int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000_000 else None
+    return read
+
+
+def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
+    v = number(_group(m, "n") or _group(m, "m"))
+    if v is None or v != int(v) or not 2 <= v <= 10_000_000:
+        return None
+    return {"users_total": int(v), "concurrency": at_once(int(v))}
+
+
+def at_once(headcount: int, share: float | None = None) -> int:
+    """How many of a headcount use the model at the same moment, at the assumed share."""
+    return max(1, round(headcount * (share or assumptions().peak_share)))
+
+
+def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
+    v = number(_group(m, "n"))
+    return {"gpus_per_node": int(v)} if v is not None and v == int(v) and 1 <= v <= 16 else None
+
+
+def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
+    v = number(_group(m, "n"), Kind.RATE)
+    unit = _group(m, "unit")
+    if v is None:
+        return None
+    seconds = v / 1000 if unit == "ms" else v
+    return {"ttft_s": seconds} if 0 < seconds <= 600 else None
+
+
+def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
+    docs = number(_group(m, "n"))
+    if docs is None or docs != int(docs) or not 1 <= docs <= 1e12:
+        return None
+    out: Reading = {"documents": int(docs)}
+    each = number(_group(m, "m"), Kind.CONTEXT) if _group(m, "m") else None
+    if each is not None and each == int(each) and 1 <= each <= 10_000_000:
+        out["document_tokens"] = int(each)
+    return out
+
+
+def days_until(when: str, today: date | None) -> float | None:
+    """Whole days from today to a weekday ('friday', 'vendredi'), 'tomorrow', 'next week',
+    the end of the week or month, or an ISO date; None without a today or in the past."""
+    if today is None:
+        return None
+    w = when.strip()
+    if w in _WEEKDAYS:
+        return float((_WEEKDAYS[w] - today.weekday()) % 7 or 7)
+    if w in ("tomorrow", "demain", "tonight", "ce soir"):
+        return 1.0
+    if w in ("next week", "la semaine prochaine"):
+        return 7.0
+    if "week" in w or "semaine" in w:
+        return float((4 - today.weekday()) % 7 or 7)
+    if "month" in w or "mois" in w:
+        first = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
+        return float(max(1, (first - today).days - 1))
+    try:
+        target = date.fromisoformat(w)
+    except ValueError:
+        return None
+    days = (target - today).days
+    return float(days) if days > 0 else None
+
+
+def batch_days(text: str, ctx: Context) -> float | None:
+    """The deadline of a batch job in days: 'by friday', 'within 3 days', 'in 12 hours'."""
+    m = BATCH_WHEN.search(text)
+    if m is None:
+        return None
+    if m["when"]:
+        return days_until(m["when"], ctx.today)
+    v = number(m["n"] or "")
+    unit = m["unit"] or "days"
+    if v is None:
+        return None
+    days = v * _SECONDS.get(unit, 86400) / 86400
+    if unit.startswith(("week", "semaine")):
+        days = v * 7
+    return days if 0 < days <= 3650 else None
+
+
+BATCH_WHEN = re.compile(
+    rf"\b(?:by|before|until|within|in|over|d'ici|avant|en|sous|dans|pour|d'ici a)\s+"
+    rf"(?:the\s+|le\s+|la\s+|next\s+|this\s+|prochain\s+)?(?:(?P<when>{WHEN})\b"
+    rf"|{N}\s*(?P<unit>days?|weeks?|hours?|hrs?|h|jours?|semaines?|heures?)\b)"
+)
+
+#: Who a headcount counts ('200 employees', '25 devs'): at once only when said so.
+HEADS = (r"employees?|staff|seats|agents|engineers|developers|devs|customers|members|workers"
+         r"|colleagues|salaries|salariees?|employes?|collaborateurs?|collaboratrices?"
+         r"|developpeurs?|membres|clients")
+_ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
+_NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
+                r"|a la fois|en parallele|in parallel|en simultane|actifs? en meme temps))")
+RECOGNISERS: tuple[Recogniser, ...] = (
+    Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*{_EACH}"),
+               _rate(1, 10_000, "per_user_tokens_per_s"),
+        cues=("tok", "tps", "jeton", "t/s")),
+    Recogniser(("per_user_tokens_per_s",), re.compile(
+        r"\b(?:as fast as|as quick as|like|same speed as|comparable to|similar to|aussi rapide"
+        r" que|aussi vite que|comme|au niveau de|vitesse de|a la vitesse de)\s+(?:the\s+)?"
+        r"(?:chat\s?-?gpt|openai|gpt-?4o?|claude|gemini|mistral le chat)\b"
+        r"|\bchat\s?-?gpt(?:-like| like| speed| level)\b"),
+        _fixed("per_user_tokens_per_s", lambda: assumptions().chatgpt_tokens_per_s),
+        _ASSUMED_SPEED,
+        cues=("chat", "gpt", "openai", "claude", "gemini")),
+    Recogniser(("per_user_tokens_per_s",), re.compile(
+        r"\b(?:(?:comfortable |human |normal )?reading speed|comfortable reading|as fast as"
+        r" (?:people|humans|one) (?:can )?read|vitesse de lecture|lecture confortable)\b"),
+        _fixed("per_user_tokens_per_s", lambda: float(catalog().policy.comfortable_tokens_per_s)),
+        _ASSUMED_SPEED,
+        cues=("read", "lecture")),
+    Recogniser(("ttft_s",), re.compile(
+        rf"\b(?:first token|ttft|time to first token|time-to-first-token|premier (?:token|jeton)"
+        rf"|temps (?:avant|jusqu'au) premier (?:token|jeton))\s*(?:(?:in|within|under|below|<|<="
+        rf"|of|en|sous|moins de|de|:|=|max|at most|au plus|less than|is|est)\s*)*{N}\s*"
+        rf"(?P<unit>ms|s|secs?|seconds?|secondes?)\b"), _ttft,
+        cues=("token", "ttft", "jeton")),
+    Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),
+               _per_second,
+        cues=("rps", "qps", "/s")),
+    Recogniser(("requests_per_s",), re.compile(
+        rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
+        rf"|demandes?)\s*(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>s|secs?"
+        rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?)\b"),
+        _per_second,
+        cues=("req", "quer", "call", "question", "appel", "demande")),
+    Recogniser(("prompt_tokens",), re.compile(
+        rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
+        rf"|input tokens)|{N3}\s*{_TOK}\s+in\b"
+        rf"|(?:prompts?|inputs?|entrees?|input)\s*(?:lengths?\s*)?(?:of|de|d'|:"
+        rf"|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
+        rf"{N2}\s*{_TOK}?"), _length("prompt_tokens"),
+        cues=("prompt", "input", "entree", " in ")),
+    Recogniser(("output_tokens",), re.compile(
+        rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
+        rf"|generations?|de reponse|en sortie|de sortie|output tokens)|{N3}\s*{_TOK}\s+out\b"
+        rf"|(?:answers?"
+        rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
+        rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
+        rf"{N2}\s*{_TOK}?"), _length("output_tokens"),
+        cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
+              " out ")),
+    Recogniser(("documents", "document_tokens"), re.compile(
+        rf"{N}\s*(?:of\s+|de\s+|d')?(?:documents?|docs?|files?|pages?|records?|emails?|mails?|tickets?|contracts?"
+        rf"|articles?|reports?|fichiers?|dossiers?|contrats?|rapports?|pdfs?|chunks?|passages?"
+        rf"|texts?|textes?)\b(?:\s*(?:of|de|d'|with|avec|at|a|,|each of|de chacun)?\s*"
+        rf"(?:about|around|environ|~)?\s*{N2}\s*{_TOK}(?:\s*(?:each|apiece|chacun|chacune"
+        rf"|par document|per doc(?:ument)?|in size))?)?"), _documents,
+        cues=("doc", "file", "page", "record", "mail", "ticket", "contra", "article", "report",
+              "fichier", "dossier", "rapport", "pdf", "chunk", "passage", "text")),
+    Recogniser(("users_total", "concurrency"), re.compile(
+        rf"(?:{N}\s*(?:{HEADS}|people|persons|personnes|named users"
+        rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
+        rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
+        rf" {N2})\b{_NOT_AT_ONCE}"), _headcount, frozenset({"concurrency"}),
+        cues=("employe", "staff", "seat", "agent", "engineer", "dev", "customer", "member",
+              "worker", "colleague", "salari", "collabor", "membre", "client", "people",
+              "person", "company", "team", "firm", "organi", "entreprise", "equipe", "societe",
+              "boite", "total", "tout")),
+    Recogniser(("gpus_per_node",), re.compile(
+        rf"{N}\s*(?:x\s*)?(?:gpus?|cards?|cartes?(?: graphiques)?|accelerators?"
+        rf"|accelerateurs?|devices?)\b"), _gpus,
+        cues=("gpu", "card", "carte", "accelerat", "device")),
+)
+
