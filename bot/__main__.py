@@ -4,9 +4,13 @@
   handled by ``bot/console.py``);
 * ``SLACK_BOT_TOKEN`` + ``SLACK_APP_TOKEN``: Socket Mode (one process; internal use, dev);
 * ``SLACK_BOT_TOKEN`` + ``SLACK_SIGNING_SECRET``: HTTP on ``PORT`` at ``/slack/events``
-  (gunicorn workers, ``bot.ops.serve``).
+  (gunicorn workers, ``bot.ops.serve``);
+* ``python -m bot audit ...``: export, purge and retention of the audit trail's personal data
+  (``bot/audit.py``), whatever the tokens.
 
-A missing or malformed setting stops start-up with a message naming it, never its value.
+Before serving Slack (either mode) the audit trail's retention is applied once
+(``bot.audit.apply_at_start``). A missing or malformed setting stops start-up with a message
+naming it, never its value.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from bot.ops.settings import Settings, SettingsError, load_settings
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["audit"]:
+        from bot import audit
+
+        return audit.main(sys.argv[2:])
     try:
         settings = load_settings()
     except SettingsError as exc:
@@ -33,6 +41,11 @@ def main() -> int:
                    settings.slack_signing_secret):
         if secret is not None:
             logs.add_secret(secret.get_secret_value())
+    if settings.log_hash_key is not None:
+        logs.set_hash_key(settings.log_hash_key.get_secret_value())
+    from bot import audit
+
+    audit.apply_at_start(settings)
     if settings.mode == "socket":
         return run_socket_mode(settings)
     from bot.ops import serve
@@ -61,7 +74,7 @@ def run_socket_mode(settings: Settings) -> int:
     from slack_sdk.errors import SlackApiError
 
     from bot.ops import logs
-    from bot.slack.app import create_app
+    from bot.slack.app import create_app, make_consumer
 
     assert settings.slack_app_token is not None
     log = logging.getLogger("bot")
@@ -91,6 +104,9 @@ def run_socket_mode(settings: Settings) -> int:
             print("gpu-sizing-bot: cannot reach Slack at SLACK_API_URL"
                   f" ({logs.redact(str(exc))})", file=sys.stderr)
         return 1
+    consumer = make_consumer(app, settings)  # the turn queue's consumers (in memory without
+    if consumer is not None:                 # REDIS_URL): they apply what the listeners record
+        consumer.start()
 
     stop = threading.Event()
 
@@ -111,6 +127,8 @@ def run_socket_mode(settings: Settings) -> int:
         handler.close()  # type: ignore[no-untyped-call]
     finally:
         app.listener_runner.listener_executor.shutdown(wait=True)
+        if consumer is not None:
+            consumer.stop()  # the turns in hand finish; the rest stay queued
     log.info("stopped")
     return 0
 

@@ -10,19 +10,28 @@ lose conversations.
 
 A probe is a blocking PING (and ``CONFIG GET``) with 0.5 s timeouts: it runs on a daemon thread
 of its own every :data:`INTERVAL_S`, never on the event loop and never on a request's thread,
-so a hung Redis cannot slow ``/readyz`` or ``/healthz``.
+so a hung Redis cannot slow ``/readyz`` or ``/healthz``. Each probe also tells
+:func:`bot.ops.outage.redis_seen` what it found, so an outage is logged at WARNING once (and its
+end at INFO) even when no turn is running.
+
+The same thread applies the audit trail's retention every :data:`RETENTION_INTERVAL_S`
+(``dialogue/store/redisaudit.py``): a worker that runs for months without a restart still
+drops the records older than ``AUDIT_RETENTION_DAYS``, including the finished sizings that the
+conversation's own script appends without trimming.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from bot.ops import metrics
+from bot.ops import metrics, outage
 from dialogue.store.connect import Link, Target, connect, parse
 from dialogue.store.health import Health, Persistence, probe
+from dialogue.store.redis import RedisStore
 
 if TYPE_CHECKING:
     from bot.ops.settings import Settings
@@ -33,6 +42,7 @@ _log = logging.getLogger(__name__)
 
 INTERVAL_S = 1.0
 PROBE_TIMEOUT_S = 0.5
+RETENTION_INTERVAL_S = 3600.0
 
 
 def redis_target(settings: Settings) -> Target | None:
@@ -49,9 +59,12 @@ def redis_target(settings: Settings) -> Target | None:
 class RedisMonitor:
     """Probes Redis every :data:`INTERVAL_S` on a daemon thread; :meth:`report` reads the last."""
 
-    def __init__(self, target: Target | None, *, interval_s: float = INTERVAL_S) -> None:
+    def __init__(self, target: Target | None, *, interval_s: float = INTERVAL_S,
+                 retention_interval_s: float = RETENTION_INTERVAL_S) -> None:
         self._target = target
         self._interval = interval_s
+        self._retention_interval = retention_interval_s
+        self._retention_due = time.monotonic() + retention_interval_s
         self._lock = threading.Lock()
         self._last: Health | None = None
         self._stop = threading.Event()
@@ -86,12 +99,31 @@ class RedisMonitor:
             self._last = health
         if record:
             metrics.redis_health(health.up, health.persistence.mode)
+            outage.redis_seen(health.up, health.error, self._target.describe())
         return health
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.check_now()
+            health = self.check_now()
+            if health is not None and health.up and time.monotonic() >= self._retention_due:
+                self.apply_retention()
             self._stop.wait(self._interval)
+
+    def apply_retention(self) -> int | None:
+        """Trim the audit trail to its retention now; how much went (None: it failed)."""
+        self._retention_due = time.monotonic() + self._retention_interval
+        if self._link is None:
+            return None
+        try:
+            removed = RedisStore(self._link).apply_retention()
+        except Exception as exc:  # an outage is logged by the probe; never kill the thread
+            _log.info("audit retention not applied now", extra={"json_fields": {
+                "event": "audit_retention", "error": type(exc).__name__}})
+            return None
+        if removed:
+            _log.info("audit retention applied", extra={"json_fields": {
+                "event": "audit_retention", "removed": removed}})
+        return removed
 
     def report(self) -> dict[str, Any]:
         """What the readiness body says about Redis."""

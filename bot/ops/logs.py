@@ -16,11 +16,21 @@ Why:
   :func:`log_turn` only lets through values that look like identifiers; free text is reduced
   to its length, and keys that are known to carry typed text are reduced even when short.
   The full values go to a separate DEBUG line, which production does not enable.
+* A turn line can be traced to its workspace and channel without naming them: the team and
+  channel ids are replaced by a **keyed hash** (:func:`hash_id`: HMAC-SHA256, 16 hex digits),
+  the same id giving the same hash on every worker and pod of a deployment, so an operator can
+  follow one channel's turns, and nobody holding only the logs can tell which channel it is or
+  test a guess (the key is a secret). The key is ``LOG_HASH_KEY`` when set, else derived from
+  the signing secret (then the bot token): rotating that secret changes the hashes; set
+  ``LOG_HASH_KEY`` to keep them across a rotation. To find a known channel's hash, run
+  ``python -m bot audit hash C0123ABCD`` where the bot runs (``bot/audit.py``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -33,9 +43,11 @@ __all__ = [
     "JsonFormatter",
     "RedactingFilter",
     "add_secret",
+    "hash_id",
     "json_handler",
     "log_turn",
     "redact",
+    "set_hash_key",
     "setup_logging",
 ]
 
@@ -49,10 +61,17 @@ _TOKEN_RE = re.compile(
     # signing_secret=..., "signing_secret": "..."
     r"|(?i:signing[_-]?secret)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]+"
 )
-_SECRET_ENV = ("SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_CLIENT_SECRET")
+_SECRET_ENV = ("SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_CLIENT_SECRET",
+               "LOG_HASH_KEY")
+# Where the id-hashing key comes from, in order (the module docstring says why).
+_HASH_KEY_ENV = ("LOG_HASH_KEY", "SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN")
+_HASH_CONTEXT = b"gpu-sizing-bot log ids v1"
+_HASH_DIGITS = 16
 _REDACTED = "[REDACTED]"
 _secrets: set[str] = set()
 _secrets_lock = threading.Lock()
+# Until setup_logging() reads the environment: a random key (hashes stable in this process only).
+_hash_key = hmac.new(os.urandom(32), _HASH_CONTEXT, hashlib.sha256).digest()
 
 # A value at info level must look like an identifier (ids, step names, verdicts, numbers-as-text).
 _SAFE_VALUE_RE = re.compile(r"^[A-Za-z0-9_.:/@+#-]{0,80}$")
@@ -79,6 +98,22 @@ def add_secret(value: str | None) -> None:
     if value and len(value) >= 6:
         with _secrets_lock:
             _secrets.add(value)
+
+
+def set_hash_key(secret: str) -> None:
+    """Derive the id-hashing key from ``secret`` (a dedicated sub-key: the secret itself never
+    signs anything here, and the hashes say nothing about it)."""
+    global _hash_key
+    if secret:
+        _hash_key = hmac.new(secret.encode(), _HASH_CONTEXT, hashlib.sha256).digest()
+
+
+def hash_id(value: object) -> str | None:
+    """The keyed hash of a Slack id (team, channel) for logs; None for no id."""
+    if value is None or value == "":
+        return None
+    digest = hmac.new(_hash_key, str(value).encode(), hashlib.sha256).hexdigest()
+    return digest[:_HASH_DIGITS]
 
 
 def redact(text: str) -> str:
@@ -147,6 +182,8 @@ def setup_logging(level: str = "INFO") -> None:
     """Send every logger's records as redacted JSON lines to stderr. Safe to call twice."""
     for name in _SECRET_ENV:
         add_secret(os.environ.get(name))
+    key = next((os.environ[n] for n in _HASH_KEY_ENV if os.environ.get(n)), "")
+    set_hash_key(key)
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, _HANDLER_MARK, False)]:
         root.removeHandler(old)
@@ -182,9 +219,14 @@ def log_turn(
     outcome: str,
     duration_ms: float,
     kind: str,
+    team: object = None,
+    channel: object = None,
     **extra: object,
 ) -> None:
-    """Log one turn as one JSON line at INFO; typed text only ever on a DEBUG line."""
+    """Log one turn as one JSON line at INFO; typed text only ever on a DEBUG line.
+
+    ``team`` and ``channel`` are the raw Slack ids: only their keyed hashes are written
+    (``team_hash``, ``channel_hash``), on either line."""
     logger = logging.getLogger(TURN_LOGGER)
     fields: dict[str, object] = {
         "event": "turn",
@@ -193,6 +235,8 @@ def log_turn(
         "outcome": str(outcome),
         "kind": str(kind),
         "duration_ms": round(float(duration_ms), 2),
+        "team_hash": hash_id(team),
+        "channel_hash": hash_id(channel),
     }
     for key, value in extra.items():
         if key not in fields:

@@ -15,23 +15,35 @@ Why it is built this way:
   environment. The master never records a metric, so every value lives in a worker's own file.
 * Metrics are instrumentation, never a reason for a turn to fail: every recorder swallows and
   logs its own errors.
-* **Label values come from closed sets only** (issue 13, item 9): each label has its set of
-  values below, and anything else is counted under ``other``. A header a client controls
-  (``X-Slack-Retry-Reason``: 30 distinct values once made 30 series) or a new kind a face
-  starts using can therefore never grow the number of series; a face that adds a kind or an
-  outcome adds it to the set here.
-* Gauges (Redis reachable, its persistence) are per worker process; in multiprocess mode they
-  are shown as the most recent value written by a live worker (``livemostrecent``), so a dead
-  worker's stale value never lingers.
+* **Label values come from closed sets only** (issue 13, item 9; ``bot/ops/labelsets.py``):
+  anything else is counted under ``other``. A header a client controls
+  (``X-Slack-Retry-Reason``: 30 distinct values once made 30 series) can never grow the number
+  of series. And **every series of those sets exists from the start, at 0** (issue 11, item 4):
+  a ``rate()`` of an outcome that has not happened yet is 0, not an empty result that makes a
+  dashboard say "no data" and an alert never fire.
+* **Latency of what a turn waits on**: every Slack Web API call (``bot/slack/api.py`` times
+  each through :func:`slack_call`) and every Redis command of the store, the queue and the
+  health probe, scripts by name (``bot/ops/redistiming.py``, installed when the metrics are
+  built, i.e. in every process that records them and never in the gunicorn master).
+* ``gpubot_build_info`` (always 1) says which version runs: the package's version, the commit
+  (``GPUBOT_COMMIT``, set by the image build) and Python's version.
+* Gauges (Redis reachable, its persistence, the build) are per worker process; in
+  multiprocess mode they are shown as the most recent (or largest) value written by a live
+  worker, so a dead worker's stale value never lingers.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import logging
 import os
+import platform
+import re
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ParamSpec
 
@@ -47,10 +59,13 @@ from prometheus_client import (
     values,
 )
 
+from bot.ops import labelsets as ls
+
 __all__ = [
     "conversation_finished",
     "conversation_started",
     "multiprocess_dir",
+    "observe_redis",
     "observe_turn",
     "recommendation",
     "redis_error",
@@ -58,6 +73,7 @@ __all__ = [
     "refused",
     "render",
     "slack_api_error",
+    "slack_call",
     "slack_retry",
 ]
 
@@ -65,31 +81,10 @@ _log = logging.getLogger(__name__)
 
 PREFIX = "gpubot"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
-OTHER = "other"
-
-# The closed sets. Kinds of turn and outcomes are the Slack face's (bot/slack/turns.py);
-# verdicts the engine's (engine/result.py: Verdict); methods the Web API calls the bot makes;
-# retry reasons Slack's documented X-Slack-Retry-Reason values plus our own rate-limit retry.
-KINDS = frozenset({"command", "action", "message", "mention", "event", "home", "view",
-                   "shortcut", "dm"})
-OUTCOMES = frozenset({"ok", "question", "result", "ended", "error", "conflict", "duplicate",
-                      "forbidden", "ignored", "not_owner", "store_unavailable", "queued",
-                      "refused", "stale"})
-VERDICTS = frozenset({"single_node", "single_node_int4", "replicas", "multi_node", "frontier"})
-METHODS = frozenset({"auth.test", "chat.postMessage", "chat.update", "chat.delete",
-                     "chat.postEphemeral", "chat.getPermalink", "conversations.info",
-                     "conversations.open", "conversations.history", "conversations.replies",
-                     "users.info", "team.info", "views.publish", "views.open", "views.update",
-                     "response_url"})
-RETRY_REASONS = frozenset({"http_timeout", "too_many_redirects", "connection_failed",
-                           "ssl_error", "http_error", "unknown_error", "ratelimited"})
-# Why the front refused a request before Bolt saw it (bot/ops/asgi.py).
-REFUSALS = frozenset({"unsigned", "bad_signature", "stale_timestamp", "malformed",
-                      "too_large", "body_timeout", "header_timeout", "method"})
-PERSISTENCE_MODES = ("aof", "rdb", "none", "unknown")  # dialogue/store/health.py
-
-# Seconds. Slack gives 3 s to acknowledge; the buckets around 1-3 s show how close we get.
-TURN_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+COMMIT_ENV = "GPUBOT_COMMIT"
+PACKAGE = "gpu-sizing-bot"
+OTHER = ls.OTHER
+_label = ls.closed
 
 
 def multiprocess_dir() -> str | None:
@@ -114,6 +109,9 @@ class _Metrics:
     refused: Counter
     redis_up: Gauge
     redis_persistence: Gauge
+    redis_seconds: Histogram
+    slack_seconds: Histogram
+    build_info: Gauge
     multiprocess: bool
 
 
@@ -136,18 +134,19 @@ def _build() -> _Metrics:
     def counter(name: str, doc: str, labels: tuple[str, ...] = ()) -> Counter:
         return Counter(f"{PREFIX}_{name}", doc, labels, registry=registry)
 
-    return _Metrics(
+    def histogram(name: str, doc: str, label: str, buckets: tuple[float, ...]) -> Histogram:
+        return Histogram(f"{PREFIX}_{name}", doc, (label,), buckets=buckets, registry=registry)
+
+    m = _Metrics(
         registry=registry,
         turns=counter(
             "turns", "Turns handled, by kind (command/action/message/...) and outcome.",
             ("kind", "outcome"),
         ),
-        turn_seconds=Histogram(
-            f"{PREFIX}_turn_duration_seconds",
+        turn_seconds=histogram(
+            "turn_duration_seconds",
             "Wall time of one turn, from request to the Slack call that shows the answer.",
-            ("kind",),
-            buckets=TURN_BUCKETS,
-            registry=registry,
+            "kind", ls.TURN_BUCKETS,
         ),
         slack_api_errors=counter(
             "slack_api_errors", "Slack Web API calls that failed, by method.", ("method",)
@@ -157,7 +156,7 @@ def _build() -> _Metrics:
             "Retried deliveries from Slack (X-Slack-Retry-Reason) or rate-limit retries.",
             ("reason",),
         ),
-        redis_errors=counter("redis_errors", "Redis operations that failed."),
+        redis_errors=counter("redis_errors", "Turns that could not reach Redis."),
         recommendations=counter(
             "recommendations", "Recommendation cards produced, by verdict.", ("verdict",)
         ),
@@ -179,8 +178,63 @@ def _build() -> _Metrics:
             "none; unknown: CONFIG refused or unreachable), 0 for the others.",
             ("mode",), registry=registry, multiprocess_mode="livemostrecent",
         ),
+        redis_seconds=histogram(
+            "redis_command_duration_seconds",
+            "Redis commands of the store, the queue and the health probe, scripts by name"
+            " (script:cas, ...), from send to reply (retries and failures included).",
+            "command", ls.REDIS_BUCKETS,
+        ),
+        slack_seconds=histogram(
+            "slack_api_duration_seconds",
+            "Slack Web API calls by method, from request to response (slack_sdk's retries"
+            " and failures included).",
+            "method", ls.SLACK_BUCKETS,
+        ),
+        build_info=Gauge(
+            f"{PREFIX}_build_info", "Always 1: the version, commit and Python that run.",
+            ("version", "commit", "python"), registry=registry, multiprocess_mode="livemax",
+        ),
         multiprocess=mp,
     )
+    _zero(m)
+    m.build_info.labels(version=_version(), commit=_commit(),
+                        python=platform.python_version()).set(1)
+    from bot.ops import redistiming  # here: only where metrics are recorded (module docstring)
+
+    redistiming.install()
+    return m
+
+
+def _zero(m: _Metrics) -> None:
+    """Create every series of every closed label set at 0 (``rate()`` is then 0, not empty)."""
+    for kind in ls.every(ls.KINDS):
+        m.turn_seconds.labels(kind=kind)
+        for outcome in ls.every(ls.OUTCOMES):
+            m.turns.labels(kind=kind, outcome=outcome)
+    for method in ls.every(ls.METHODS):
+        m.slack_api_errors.labels(method=method)
+        m.slack_seconds.labels(method=method)
+    for reason in ls.every(ls.RETRY_REASONS):
+        m.slack_retries.labels(reason=reason)
+    for verdict in ls.every(ls.VERDICTS):
+        m.recommendations.labels(verdict=verdict)
+    for refusal in ls.every(ls.REFUSALS):
+        m.refused.labels(reason=refusal)
+    for command in ls.every(ls.REDIS_COMMANDS):
+        m.redis_seconds.labels(command=command)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _commit() -> str:
+    """``GPUBOT_COMMIT`` when it looks like a git commit id, else empty (the label is absent)."""
+    value = os.environ.get(COMMIT_ENV, "").strip().lower()
+    return value if re.fullmatch(r"[0-9a-f]{7,40}", value) else ""
 
 
 def _get() -> _Metrics:
@@ -199,12 +253,6 @@ def _reset_for_tests() -> None:
     global _metrics
     with _lock:
         _metrics = None
-
-
-def _label(value: object, allowed: frozenset[str]) -> str:
-    """``value`` if it is one of ``allowed``, else ``other``: a label never grows the series."""
-    text = str(value) if value else ""
-    return text if text in allowed else OTHER
 
 
 P = ParamSpec("P")
@@ -228,14 +276,37 @@ def observe_turn(kind: str, outcome: str, seconds: float) -> None:
     """Count one turn by kind and outcome, and record its latency under its kind."""
     m = _get()
     seconds = max(0.0, float(seconds))  # before counting: a bad value records nothing
-    m.turns.labels(kind=_label(kind, KINDS), outcome=_label(outcome, OUTCOMES)).inc()
-    m.turn_seconds.labels(kind=_label(kind, KINDS)).observe(seconds)
+    m.turns.labels(kind=_label(kind, ls.KINDS), outcome=_label(outcome, ls.OUTCOMES)).inc()
+    m.turn_seconds.labels(kind=_label(kind, ls.KINDS)).observe(seconds)
 
 
 @_safe
 def slack_api_error(method: str) -> None:
     """A Slack Web API call failed (after the SDK's own retries)."""
-    _get().slack_api_errors.labels(method=_label(method, METHODS)).inc()
+    _get().slack_api_errors.labels(method=_label(method, ls.METHODS)).inc()
+
+
+@contextmanager
+def slack_call(method: str) -> Iterator[None]:
+    """Time one Slack Web API call (``with metrics.slack_call("chat.update"): ...``), whether
+    it returns or raises; an exception goes on untouched."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        _observe_slack(method, time.perf_counter() - started)
+
+
+@_safe
+def _observe_slack(method: str, seconds: float) -> None:
+    _get().slack_seconds.labels(method=_label(method, ls.METHODS)).observe(max(0.0, seconds))
+
+
+@_safe
+def observe_redis(command: str, seconds: float) -> None:
+    """One Redis command's latency (``bot/ops/redistiming.py`` calls it for every command)."""
+    _get().redis_seconds.labels(command=_label(command, ls.REDIS_COMMANDS)).observe(
+        max(0.0, seconds))
 
 
 @_safe
@@ -244,19 +315,20 @@ def slack_retry(reason: str) -> None:
 
     ``reason`` is X-Slack-Retry-Reason as the client sent it: mapped to Slack's documented
     values, anything else counted as ``other``."""
-    _get().slack_retries.labels(reason=_label(str(reason).strip().lower(), RETRY_REASONS)).inc()
+    _get().slack_retries.labels(
+        reason=_label(str(reason).strip().lower(), ls.RETRY_REASONS)).inc()
 
 
 @_safe
 def redis_error() -> None:
-    """A Redis operation failed; a rising rate means the store is the problem, not Slack."""
+    """A turn could not reach Redis; a rising rate means the store is the problem, not Slack."""
     _get().redis_errors.inc()
 
 
 @_safe
 def recommendation(verdict: str) -> None:
     """A recommendation card was produced with this verdict."""
-    _get().recommendations.labels(verdict=_label(verdict, VERDICTS)).inc()
+    _get().recommendations.labels(verdict=_label(verdict, ls.VERDICTS)).inc()
 
 
 @_safe
@@ -274,7 +346,7 @@ def conversation_finished() -> None:
 @_safe
 def refused(reason: str) -> None:
     """The front refused a request (unsigned, malformed, too large, too slow...)."""
-    _get().refused.labels(reason=_label(reason, REFUSALS)).inc()
+    _get().refused.labels(reason=_label(reason, ls.REFUSALS)).inc()
 
 
 @_safe
@@ -282,8 +354,8 @@ def redis_health(up: bool, persistence: str) -> None:
     """This worker's latest Redis probe: reachable, and the persistence it reported."""
     m = _get()
     m.redis_up.set(1 if up else 0)
-    mode = persistence if persistence in PERSISTENCE_MODES else "unknown"
-    for name in PERSISTENCE_MODES:
+    mode = persistence if persistence in ls.PERSISTENCE_MODES else "unknown"
+    for name in ls.PERSISTENCE_MODES:
         m.redis_persistence.labels(mode=name).set(1 if name == mode else 0)
 
 

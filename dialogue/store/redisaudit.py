@@ -130,7 +130,13 @@ class RedisAudit:
         with guard():
             got = self._append(keys=[self.key, self.seen_key(rid), self.retention_key],
                                args=[rid, dumps(record), self.maxlen, ttl_s, self.default_days])
+        self._replicated()
         return _s(got)
+
+    def _replicated(self) -> None:
+        """Behind Sentinel, as a turn's write does: a failover now must not undo it."""
+        if self.link.target.replica_acks:
+            self.link.wait_replicas()
 
     def put_recent(self, owner: str, entry: dict[str, Any], rid: str) -> None:
         """Add ``entry`` to the owner's list once (the entry carries ``rid``)."""
@@ -257,6 +263,7 @@ class RedisAudit:
         for key in claims:
             with guard():
                 self.client.delete(key)
+        self._replicated()
         return Purged(user, tuple(ids), recent, tuple(owned), meta, len(claims), pending)
 
 

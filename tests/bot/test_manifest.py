@@ -9,6 +9,7 @@ Validated with ``jsonschema`` against Slack's published manifest schema, vendore
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -28,7 +29,10 @@ DEV_COMMAND = commands.COMMAND + "-dev"
 EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups", "message.mpim",
           "message.im"}
 SCOPES = {"chat:write", "commands", "app_mentions:read", "channels:history", "groups:history",
-          "mpim:history", "im:history", "im:write", "users:read", "channels:read", "groups:read"}
+          "mpim:history", "im:history", "im:write", "users:read", "channels:read", "groups:read",
+          "files:write",        # the quote brief: files_upload_v2 (bot/slack/api.py)
+          "users:read.email"}   # the quote form's e-mail, pre-filled (bot/slack/flows/quote.py)
+OPS_DOC = ROOT / "docs" / "operations.md"
 
 
 def _manifest(name: str) -> dict[str, Any]:
@@ -75,7 +79,7 @@ def test_events_and_scopes_are_exactly_what_the_bot_uses(name: str) -> None:
 
 
 def test_production_app_is_http_and_sends_everything_to_the_bolt_route() -> None:
-    from bot.ops import serve
+    from bot.ops import asgi
 
     manifest = _manifest(PROD)
     assert manifest["settings"]["socket_mode_enabled"] is False
@@ -85,7 +89,7 @@ def test_production_app_is_http_and_sends_everything_to_the_bolt_route() -> None
             manifest["settings"]["interactivity"]["request_url"], command["url"]]
     for url in urls:
         assert urlparse(url).scheme == "https", url
-        assert urlparse(url).path == serve.SLACK_PATH, url
+        assert urlparse(url).path == asgi.SLACK_PATH, url
 
 
 def test_dev_app_is_socket_mode_and_cannot_collide_with_production() -> None:
@@ -123,3 +127,20 @@ def test_manifests_say_they_are_single_workspace_and_hold_no_token(name: str) ->
     assert "SINGLE-WORKSPACE" in text and "Marketplace" in text
     for shape in ("xoxb-", "xoxp-", "xapp-1", "xoxe"):
         assert shape not in text
+
+
+def test_every_scope_is_explained_to_the_slack_admin() -> None:
+    """docs/operations.md "Slack app: scopes" has one row per scope, saying why it is there."""
+    text = OPS_DOC.read_text()
+    section = text[text.index("### Slack app: scopes"):text.index("### Slack app: events")]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    explained: dict[str, str] = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for scope in re.findall(r"`([a-z_.:]+)`", cells[0]):
+            explained[scope] = cells[1]
+    assert set(explained) == SCOPES
+    assert all(len(why) > 20 for why in explained.values()), explained
+    assert "optional" in explained["users:read.email"]
+    for name in (PROD, DEV):
+        assert set(_manifest(name)["oauth_config"]["scopes"]["bot"]) == set(explained)
