@@ -99,6 +99,11 @@ bench: $(DEV_STAMP)
 
 docs: $(DEV_STAMP)
 	@$(PY) -m dialogue.diagram > docs/dialogue.md
+	@# the README's charts (issue #12), from fixed requests; the paths written go to stderr
+	@$(PY) -m engine recommend --model llama-3.1-70b --concurrency 64 --context 8k \
+	  --per-user-tokens-per-s 20 --ttft-s 4 --json --charts docs/charts >/dev/null
+	@$(PY) -m engine recommend --model llama-3.1-70b --workload full-finetune \
+	  --train-tokens 2B --deadline-days 7 --json --charts docs/charts >/dev/null
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -35,6 +35,7 @@ KEY = "console"
 WIDTH = 60
 #: Card actions, offered by number after the card (values the loop below understands).
 MATH, COMPARE, CHANGE = "::math", "::compare", "::change"
+CHARTS = "::charts"  # the charts as PNG files (bot/charts.py), their paths printed
 
 
 def hint_language() -> Lang:
@@ -164,7 +165,8 @@ def _link(link_id: str | None) -> Message | None:
 def actions() -> list[tuple[str, Message]]:
     """What the card offers, numbered: the console's way to the Slack card's buttons."""
     return [(MATH, msg("console.action.math")), (COMPARE, msg("console.action.compare")),
-            (CHANGE, msg("console.action.change")), ("restart", msg("dialogue.nav.new_sizing"))]
+            (CHANGE, msg("console.action.change")), (CHARTS, msg("console.action.charts")),
+            ("restart", msg("dialogue.nav.new_sizing"))]
 
 
 def offered(reply: Reply) -> list[tuple[str, Message]]:
@@ -226,6 +228,24 @@ def lines(stdin: TextIO, out: TextIO) -> Iterator[str]:
         yield line.rstrip("\r\n")
 
 
+def saved_charts(reply: Reply) -> list[str]:
+    """Write the result's charts (``$GPU_SIZING_CHARTS_DIR``, else a temporary folder) and
+    say where, or why not, in the conversation's language."""
+    from bot import charts
+
+    lang = reply.language
+    folder = charts.folder_for()
+    try:
+        paths = charts.write(charts.charts_of(reply), folder)
+    except charts.ChartsFailed:
+        return [f"  ! {say(msg('console.charts.not_drawn'), lang)}"]
+    except OSError as exc:
+        why = text(exc.strerror or type(exc).__name__)
+        said = msg("console.charts.not_written", folder=str(folder), why=why)
+        return [f"  ! {say(said, lang)}"]
+    return [f"  {say(msg('console.charts.written'), lang)}", *(f"    {p}" for p in paths)]
+
+
 # -- the loop ------------------------------------------------------------------------------------
 
 
@@ -270,6 +290,9 @@ def _converse(dialogue: Dialogue, opening: str, feed: Iterator[str], out: TextIO
         if value == MATH and reply.recommendation is not None:
             out.write("\n".join(f"  {say(m, reply.language)}" for m in reply.recommendation.math)
                       + "\n> ")
+            continue
+        if value == CHARTS and reply.recommendation is not None:
+            out.write("\n".join(saved_charts(reply)) + "\n> ")
             continue
         if value == CHANGE:  # the answers a change may reopen, numbered
             menu = [(n.value, n.label) for n in reply.nav if n.kind == "change"]

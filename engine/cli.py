@@ -8,6 +8,7 @@ fr), rendered from the same messages. Quantities are read by engine/units.py, so
 A model outside the catalog: ``--params-b`` (with ``--active-params-b`` for an MoE) or
 ``--hf-config path/to/config.json``. Serving targets: ``--per-user-tokens-per-s``,
 ``--ttft-s``, ``--requests-per-s`` with ``--prompt-tokens`` / ``--output-tokens``.
+``recommend --charts DIR`` also writes its charts as PNG files and prints their paths.
 Bad flags or unknown names exit with status 2 and a message that says what was wrong (and the
 nearest catalog names); no traceback.
 """
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from engine import units
 from engine.catalog import ModelSpec, catalog
+from engine.cli_charts import ChartsNotWritten, write_charts
 from engine.decision import recommend, terms
 from engine.decision.facts import build_facts
 from engine.decision.models import resolve_model
@@ -127,6 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--train-tokens", type=_tokens, help="token budget (1.5T = 1.5 x 10^12)")
     r.add_argument("--deadline-days", type=float)
     r.add_argument("--no-alternatives", action="store_true")
+    r.add_argument("--charts", metavar="DIR", help="also write the charts (PNG) into DIR")
     _output_args(r)
 
     m = sub.add_parser("memory", help="weights, KV cache and training state of one model")
@@ -209,6 +212,8 @@ def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
         deadline_days=args.deadline_days,
     )
     rec = recommend(req, alternatives=not args.no_alternatives)
+    if args.charts:  # printed after the answer (on stderr with --json: one object on stdout)
+        args.chart_paths = write_charts(req, rec, args.lang, args.charts)
     return rec.model_dump(mode="json")
 
 
@@ -375,11 +380,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EngineError as exc:
         print(f"error: {render(exc.message, lang)}", file=sys.stderr)
         return 2
-    except UsageError as exc:
+    except (UsageError, ChartsNotWritten) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         print(json.dumps(result) if args.json else render_result(args.command, result, lang))
+        if getattr(args, "chart_paths", None):
+            print(*args.chart_paths, sep="\n", file=sys.stderr if args.json else None)
     except BrokenPipeError:  # the reader stopped early (``| head``): nothing left to say
         sys.stderr.close()
     return 0

@@ -4,10 +4,10 @@ Why DejaVu Sans: a PDF must embed a font that has every glyph French needs (é �
 « », the narrow no-break space U+202F ``engine/units.py`` groups thousands with, the
 no-break space before a colon) and the bar characters; DejaVu Sans has them all, and its
 licence (Bitstream Vera terms, DejaVu changes in the public domain) allows redistribution.
-Where it comes from, in order: matplotlib's bundled copy (``mpl-data/fonts/ttf``) when
-matplotlib is installed (issue #12's charts bring it), found without importing matplotlib;
-otherwise the copy vendored beside this module (``bot/brief/fonts/``, DejaVu 2.37, with its
-``LICENSE``). Both are the same font, so a brief reads the same either way.
+Where it comes from: matplotlib's bundled copy (``mpl-data/fonts/ttf``, with its
+``LICENSE_DEJAVU``), matplotlib being a dependency since the charts (issue #12), which are
+set in the same font: the brief and the charts it embeds read alike. It is found without
+importing matplotlib (a brief does not load the plotting library it does not draw with).
 
 :func:`drawable` replaces what the font cannot draw (an emoji typed in the notes) with
 U+FFFD before the text reaches fpdf2, which would otherwise log the missing characters:
@@ -20,34 +20,39 @@ import importlib.util
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
-VENDORED = Path(__file__).parent / "fonts"
 REGULAR, BOLD = "DejaVuSans.ttf", "DejaVuSans-Bold.ttf"
+LICENSE = "LICENSE_DEJAVU"
 REPLACEMENT = "\ufffd"
+
+
+class FontMissing(RuntimeError):
+    """matplotlib's DejaVu Sans is not installed (matplotlib is a dependency)."""
 
 
 @dataclass(frozen=True)
 class FontFiles:
     regular: Path
     bold: Path
-    origin: Literal["matplotlib", "vendored"]
+    license: Path
 
 
-def _matplotlib_dir() -> Path | None:
+def fonts_dir() -> Path:
+    """matplotlib's bundled TrueType folder, found without importing matplotlib."""
     spec = importlib.util.find_spec("matplotlib")
     if spec is None or not spec.origin:
-        return None
+        raise FontMissing("matplotlib is not installed: the brief's font comes with it")
     return Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf"
 
 
 @cache
 def font_files() -> FontFiles:
-    """The regular and bold faces, matplotlib's first (see the module docstring)."""
-    found = _matplotlib_dir()
-    if found is not None and (found / REGULAR).is_file() and (found / BOLD).is_file():
-        return FontFiles(found / REGULAR, found / BOLD, "matplotlib")
-    return FontFiles(VENDORED / REGULAR, VENDORED / BOLD, "vendored")
+    """The regular and bold faces of DejaVu Sans, and their licence."""
+    found = fonts_dir()
+    files = FontFiles(found / REGULAR, found / BOLD, found / LICENSE)
+    if not (files.regular.is_file() and files.bold.is_file()):
+        raise FontMissing(f"no DejaVu Sans in {found}")
+    return files
 
 
 @cache

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from bot.brief import Contact, Requester, build_brief, render_markdown
 from bot.brief.build import FIGURES
 from bot.brief.content import Brief, Chart
-from bot.brief.fonts import VENDORED, coverage, drawable, font_files
+from bot.brief.fonts import coverage, drawable, font_files, fonts_dir
 from bot.brief.pdf import render_pdf
 from bot.wording import catalog
 from dialogue import Dialogue, MemoryStore, Reply
@@ -162,9 +162,9 @@ def test_the_font_draws_french_and_what_it_cannot_draw_is_replaced(
 ) -> None:
     files = font_files()
     assert files.regular.is_file() and files.bold.is_file()
-    if files.origin == "vendored":
-        assert files.regular.parent == VENDORED
-        assert "Bitstream Vera" in (VENDORED / "LICENSE").read_text(encoding="utf-8")
+    # matplotlib's bundled DejaVu Sans (the charts' font too), with its licence
+    assert files.regular.parent == fonts_dir() and "mpl-data" in files.regular.parts
+    assert "Bitstream Vera" in files.license.read_text(encoding="utf-8")
     have = coverage()
     for ch in "éèêàçùœŒ«»€’\u202f\u00a0—…×█▓▒░":
         assert ord(ch) in have, hex(ord(ch))
