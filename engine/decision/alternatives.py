@@ -10,9 +10,13 @@ up, and nothing calls ``recommend`` again.
 
 Why it stays cheap: the other GPUs are first ranked by what memory alone decides (which
 step would hold the model, on how many GPUs: no kernel is timed), and only the candidates
-that can be shown are walked; the walks then share the step models kept across requests
-(engine/physics/inference.py). At most four alternatives are shown, the runner-up layout
-(or the request as asked, when the trap moved it) first.
+that can be shown are walked. Their facts are *brief* (engine/decision/facts.py): built from
+the request's settled load, their questions not worded (an alternative shows its
+deployment, never its evidence), their layouts not listed where the weights cannot fit.
+The walks share the request's bytes, the layouts' geometry and the step models kept across
+requests (engine/physics/inference.py), and each search times only what could win
+(engine/physics/search.py). At most four alternatives are shown, the runner-up layout (or
+the request as asked, when the trap moved it) first.
 """
 
 from __future__ import annotations
@@ -122,7 +126,7 @@ def _other_gpus(facts: Facts, room: int) -> list[Alternative]:
             label_id = "hardware.node" if vendor else "hardware.comparison"
             label = msg(label_id, gpus=facts.gpn, gpu=gpu.name)
             try:
-                ranked.append(_option(facts.other(gpu=gpu.id), "gpu", label))
+                ranked.append(_option(facts.other(gpu=gpu.id, brief=True), "gpu", label))
             except UnsizableRequest:
                 continue
         ranked.sort(key=lambda c: c[0])
@@ -136,7 +140,7 @@ def _four_bit(facts: Facts, rec: Recommendation) -> list[Alternative]:
             or rec.precision in FOUR_BIT:
         return []
     fmt = four_bit(facts)
-    _, alt = _option(facts.other(precision=fmt), "precision",
+    _, alt = _option(facts.other(precision=fmt, brief=True), "precision",
                      msg("alternative.int4", format=terms.precision(fmt)))
     return [alt.model_copy(update={
         "precision": fmt, "summary": msg("alternative.int4_summary", summary=alt.summary)})]
@@ -147,7 +151,7 @@ def _fp8_kv(facts: Facts, rec: Recommendation) -> list[Alternative]:
     r = facts.request
     if r.is_training or r.kv_precision == "fp8" or not _kv_matters(facts, rec):
         return []
-    _, alt = _option(facts.other(kv_precision="fp8"), "kv_precision",
+    _, alt = _option(facts.other(kv_precision="fp8", brief=True), "kv_precision",
                      msg("alternative.fp8_kv"))
     same = (alt.verdict, alt.nodes, alt.precision) == (rec.verdict, rec.nodes, rec.precision)
     if same and (alt.numbers.gpus_needed or 0) >= (rec.numbers.gpus_needed or 0):
@@ -170,15 +174,15 @@ def alternatives(facts: Facts, rec: Recommendation) -> list[Alternative]:
     """``rec``'s own alternatives (runner-up or as asked), then FP8 KV when it changes the
     answer, then other GPUs, then 4-bit."""
     out = list(rec.alternatives)
-    seen = {a.label for a in out}
+    seen = [a.label for a in out]  # a few labels: compared, not hashed
     for option in _fp8_kv(facts, rec):
         if option.label not in seen:
             out.append(option)
-            seen.add(option.label)
+            seen.append(option.label)
     for option in _other_gpus(facts, MAX_ALTERNATIVES - len(out)):
         if option.label not in seen:
             out.append(option)
-            seen.add(option.label)
+            seen.append(option.label)
     if len(out) < MAX_ALTERNATIVES:  # 4-bit comes last: walked only when it can be shown
         out.extend(_four_bit(facts, rec))
     return out[:MAX_ALTERNATIVES]

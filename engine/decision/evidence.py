@@ -16,13 +16,19 @@ from engine.decision.facts import Facts
 from engine.decision.picture import inference_bytes, inference_picture
 from engine.physics.inference import InferencePlan
 from engine.result import Precision
-from engine.wording import Message, Param, msg
+from engine.wording import Message, Param, msg, text
 
-__all__ = ["asks", "fit", "miss", "nearest_miss", "rate", "shortfall"]
+__all__ = ["BRIEF", "asks", "fit", "miss", "nearest_miss", "rate", "shortfall"]
+
+#: What the evidence of brief facts says (an alternative is compared, never explained: its
+#: questions' evidence is never shown, so it is not worded; engine/decision/facts.py).
+BRIEF = text("")
 
 
 def fit(facts: Facts, plan: InferencePlan) -> Message:
     """Weights against the VRAM holding them, the KV cache, what is used and stays free."""
+    if facts.brief:
+        return BRIEF
     seg = inference_picture(plan).per_copy
     common: dict[str, Param] = dict(
         precision=terms.precision(plan.precision), load=terms.load(facts), kv=seg.work_gb,
@@ -64,6 +70,8 @@ def shortfall(facts: Facts, plan: InferencePlan) -> Message | None:
 
 def rate(facts: Facts, plan: InferencePlan, evidence: Message) -> Message:
     """The evidence, then what the layout serves, and the target it misses if any."""
+    if facts.brief:
+        return BRIEF
     served = msg("evidence.served", tokens_per_s=plan.tokens_per_s,
                  per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s,
                  requests_per_s=plan.requests_per_s)
@@ -89,6 +97,8 @@ def nearest_miss(plans: list[InferencePlan]) -> InferencePlan:
 
 def miss(facts: Facts, plans: list[InferencePlan], precision: Precision) -> Message:
     """Why no layout fits: the 70 % rule, or no room for the KV cache."""
+    if facts.brief:
+        return BRIEF
     near = nearest_miss(plans)
     seg = inference_picture(near).per_copy
     policy = facts.policy

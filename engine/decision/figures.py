@@ -111,11 +111,20 @@ def fewest_serving_gpus(facts: Facts, precision: Precision) -> InferencePlan | N
     does."""
     pol = facts.policy
     fitting = [p for p in facts.layouts(precision, 1) if p.fits]
+    per_user = facts.bounds.tokens_per_s
+    floor = per_user if per_user is not None else pol.comfortable_tokens_per_s
 
     def good(p: InferencePlan) -> bool:
-        return (p.fits and facts.meets(p)
-                and p.weights_share <= pol.comfortable_weights_share + 1e-12
-                and (facts.bounds.tokens_per_s is not None
+        if not p.fits or p.weights_share > pol.comfortable_weights_share + 1e-12:
+            return False
+        if p.serving is None:  # the ceiling first: most small layouts are too slow
+            cap = facts.ceiling(p)
+            if cap.per_user_tokens_per_s < floor or (
+                    facts.target and cap.tokens_per_s * p.busy < facts.target):
+                return False
+            facts.timed(p)
+        return (facts.meets(p)
+                and (per_user is not None
                      or p.per_user_tokens_per_s >= pol.comfortable_tokens_per_s))
 
     weights = fitting[0].weights_bytes if fitting else 0.0

@@ -75,10 +75,9 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
 
 
 def frontier_fabric(facts: Facts) -> Fabric:
-    """The request's links with ``frontier_nics_per_gpu`` NICs per GPU (a frontier cluster)."""
-    f = facts.fabric
-    nics = max(1, round(facts.policy.frontier_nics_per_gpu * facts.gpn))
-    return Fabric(intra=f.intra, inter=f.inter, nics_per_node=nics, in_node=f.in_node)
+    """The request's links with ``frontier_nics_per_gpu`` NICs per GPU (a frontier cluster),
+    the same object for the same facts (its run is kept: :meth:`Facts.run`)."""
+    return facts.with_nics(max(1, round(facts.policy.frontier_nics_per_gpu * facts.gpn)))
 
 
 #: Pipeline depths a frontier run is laid out with (TP fills each node; data parallelism takes
@@ -93,16 +92,15 @@ def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
-    fabric = frontier_fabric(facts)
+    run = facts.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
     for pp in _PIPELINES:
         if pp > facts.model.layers or (pp > nodes and pp > 1):
             break
         dp = math.ceil(nodes / pp)
         for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
-            plan = facts.project(nodes=pp * dp, tp=gpn, pp=pp, dp=dp, strategy=strategy,
-                                 fabric=fabric)
-            if plan.fits:
+            if run.fits(gpn, pp, dp, strategy):
+                plan = run.project(pp * dp, gpn, pp, dp, strategy, None)
                 if best is None or plan.efficiency > best.efficiency:
                     best = plan
                 break  # FSDP only when ZeRO-2 does not fit

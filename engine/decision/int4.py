@@ -43,6 +43,8 @@ def quality_caveat(facts: Facts, precision: Precision) -> tuple[Message, ...]:
 
 
 def question(request: SizingRequest, facts: Facts) -> Message:
+    if facts.brief:
+        return evidence.BRIEF
     fmt = terms.precision(four_bit(facts))
     asks = evidence.asks(facts)
     if asks is not None and not request.is_training:

@@ -29,18 +29,10 @@ def _serving(facts: Facts, chosen: InferencePlan) -> list[Alternative]:
     else:
         _, plans = facts.inference(chosen.precision, chosen.nodes, chosen.concurrency,
                                    gpus_per_node=chosen.gpus_per_node)
-        rest = [p for p in plans if p.fits and p is not chosen]
-        # the search may have left layouts untimed (their ceiling was below the best): the
-        # one with the highest ceiling is timed if no timed one beats it
-        rest.sort(key=lambda p: -p.bound)
-        timed = [p for p in rest if p.serving is not None]
-        best_timed = max((p.tokens_per_s for p in timed), default=0.0)
-        for p in rest:
-            if p.serving is None and p.bound > best_timed:
-                facts.timed(p)
-                best_timed = max(best_timed, p.tokens_per_s)
-        others = sorted((p for p in rest if p.serving is not None),
-                        key=lambda p: -p.tokens_per_s)
+        # the same rules as the search (engine/physics/search.py): the layouts it left
+        # untimed are timed only if they could come second
+        second = facts.next_best(chosen, plans)
+        others = [second] if second is not None else []
     if not others:
         return []
     alt = others[0]

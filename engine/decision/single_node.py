@@ -31,6 +31,8 @@ __all__ = ["answer", "question"]
 
 def question(request: SizingRequest, facts: Facts) -> Message:
     """The question as the article asks it, with the policy's headroom and the targets."""
+    if facts.brief:
+        return evidence.BRIEF
     if request.is_training:
         return msg("question.step1_training")
     pol = facts.policy

@@ -5,13 +5,19 @@ reserve within it; docs/engine-notes.md#inference-memory). Speed comes from the 
 (engine/physics/step.py: measured kernels and collectives per GPU) composed by the serving
 model (engine/physics/serving.py: in-flight batching), per copy of the model: a layout of
 ``dp`` copies of ``tp`` x ``pp`` GPUs serves the request's concurrency split between its
-copies. A layout that does not fit is not timed.
+copies. A layout that does not fit is not timed, and one that cannot win is not timed in
+full (engine/physics/search.py decides which). The plans' data are engine/physics/plans.py's.
+
+What one request's searches share: the weights and KV bytes of a model at a format and
+context (:class:`_Load`, counted once and reused by every GPU an answer weighs), the step
+models of each layout (kept across requests, with their per-layer geometry), and the
+memory fits of the request's own load, which a timed search fills in rather than rebuilds
+(engine/decision/searches.py).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from engine.catalog.schema import ModelSpec, Policy
 from engine.physics.comm import Fabric
@@ -23,124 +29,21 @@ from engine.physics.memory import (
     weights_bytes,
     weights_read_bytes,
 )
-from engine.physics.parallel import inference_layouts, notation
+from engine.physics.parallel import inference_layouts
 from engine.physics.params import ParamCount
-from engine.physics.serving import Serving, serve
+from engine.physics.plans import Bounds, InferencePlan, Shape
+from engine.physics.search import best_of
+from engine.physics.serving import Ceiling, ceiling, serve
 from engine.physics.step import StepModel, clear_geometry
 from engine.result import KVPrecision, Precision
 from engine.units import GB
 
-__all__ = ["Bounds", "InferencePlan", "Shape", "best_inference", "clear_steps",
-           "plan_inference", "step_model", "time_plan"]
+__all__ = ["Bounds", "InferencePlan", "Shape", "best_inference", "ceiling_of", "clear_steps",
+           "fit_layouts", "plan_inference", "step_model", "time_plan"]
 
 
-@dataclass(frozen=True)
-class Shape:
-    """What each request brings: ``isl`` prompt tokens, ``osl`` answer tokens; the KV cache is
-    sized for the whole ``context``."""
-
-    context: int
-    isl: float
-    osl: float
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """What a user must see: at least ``tokens_per_s`` per user, a first token within
-    ``ttft_s`` (either may be None)."""
-
-    tokens_per_s: float | None = None
-    ttft_s: float | None = None
-
-    def met(self, s: Serving) -> bool:
-        if self.tokens_per_s is not None and s.per_user_tokens_per_s < self.tokens_per_s:
-            return False
-        return self.ttft_s is None or s.ttft_s <= self.ttft_s
-
-    @property
-    def any(self) -> bool:
-        return self.tokens_per_s is not None or self.ttft_s is not None
-
-
-@dataclass(slots=True, eq=False)
-class InferencePlan:
-    """One deployment layout: ``dp`` instances of ``tp`` x ``pp`` GPUs over ``nodes`` nodes.
-
-    Never changed once built (a search builds hundreds: a plain slotted class, compared and
-    hashed by identity, is several times cheaper to make than a frozen one)."""
-
-    precision: Precision
-    kv_precision: KVPrecision
-    nodes: int
-    gpus_per_node: int
-    tp: int
-    pp: int
-    dp: int
-    concurrency: int
-    context: int
-    weights_bytes: float
-    kv_bytes: float
-    reserve_bytes: float
-    vram_bytes: float
-    weights_share: float
-    weights_ok: bool
-    memory_ok: bool
-    max_concurrency: int
-    serving: Serving | None
-    busy: int
-    prompt_tokens: float
-    bound: float = math.inf  # an upper bound on tokens_per_s, from memory traffic alone
-
-    @property
-    def fits(self) -> bool:
-        return self.weights_ok and self.memory_ok
-
-    @property
-    def instance_gpus(self) -> int:
-        """GPUs that hold one copy of the weights (tp x pp)."""
-        return self.tp * self.pp
-
-    @property
-    def per_copy(self) -> int:
-        """Requests each copy serves."""
-        return math.ceil(self.concurrency / self.dp)
-
-    @property
-    def label(self) -> str:
-        return notation(self.tp, self.pp, self.dp)
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Output tokens/s of the layout (its copies that have requests)."""
-        return self.serving.tokens_per_s * self.busy if self.serving else 0.0
-
-    @property
-    def requests_per_s(self) -> float:
-        return self.serving.requests_per_s * self.busy if self.serving else 0.0
-
-    @property
-    def decode_step_ms(self) -> float:
-        return self.serving.decode_step_s * 1e3 if self.serving else math.inf
-
-    @property
-    def tpot_ms(self) -> float:
-        return self.serving.tpot_s * 1e3 if self.serving else math.inf
-
-    @property
-    def ttft_s(self) -> float:
-        return self.serving.ttft_s if self.serving else math.inf
-
-    @property
-    def per_user_tokens_per_s(self) -> float:
-        return self.serving.per_user_tokens_per_s if self.serving else 0.0
-
-    @property
-    def prefill_tokens_per_s(self) -> float:
-        """Prompt tokens/s one copy prefills alone, times the copies."""
-        if not self.serving:
-            return 0.0
-        return self.dp * self.prompt_tokens / self.serving.prefill_s
-
+#: A search without per-user bounds.
+NO_BOUNDS = Bounds()
 
 _STEPS: dict[tuple[object, ...], tuple[object, ...]] = {}
 
@@ -148,6 +51,7 @@ _STEPS: dict[tuple[object, ...], tuple[object, ...]] = {}
 def clear_steps() -> None:
     """Forget the step models kept across requests (benchmarks measure the cold path)."""
     _STEPS.clear()
+    _DEMANDS.clear()
     clear_geometry()
 
 
@@ -171,131 +75,180 @@ def step_model(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy:
     return sm
 
 
-@dataclass(frozen=True)
 class _Load:
     """What every layout of one search shares: the weights and the KV cache per sequence by
-    TP degree (the cache replicates when TP exceeds the KV heads)."""
+    TP degree (the cache replicates when TP exceeds the KV heads), on one GPU.
 
-    weights: float
-    mem: float
-    reserve: float
-    kv_per_seq: dict[int, float]
-    weights_floor: float  # the fewest weight bytes a decode step reads (one token's experts)
-    bandwidth: float  # the datasheet: no kernel streams faster
+    The bytes depend on the model, the formats and the context, not on the GPU: they are
+    counted once per request (:data:`_DEMANDS`) and every GPU an answer weighs reuses them."""
+
+    __slots__ = ("bandwidth", "kv_one", "kv_per_seq", "m", "mem", "reserve", "weights",
+                 "weights_floor")
+
+    def __init__(self, demand: _Load | None, m: ModelSpec, pc: ParamCount, k: Kernels,
+                 policy: Policy, precision: Precision, kv_precision: KVPrecision,
+                 context: int) -> None:
+        self.m = m
+        if demand is None:
+            self.kv_one = kv_cache_bytes(m, kv_precision, context, 1, 1)
+            self.weights = weights_bytes(pc, precision, policy, m)
+            self.reserve = policy.runtime_reserve_gb_per_gpu * GB
+            #: the fewest weight bytes a decode step reads (one token's experts)
+            self.weights_floor = weights_read_bytes(m, pc, precision, policy, 1.0)
+            self.kv_per_seq: dict[int, float] = {}
+        else:
+            self.kv_one, self.weights = demand.kv_one, demand.weights
+            self.reserve, self.weights_floor = demand.reserve, demand.weights_floor
+            self.kv_per_seq = demand.kv_per_seq
+        self.mem = k.gpu.memory_bytes
+        self.bandwidth = k.gpu.mem_bw_gbs * 1e9  # the datasheet: no kernel streams faster
+
+    def kv(self, tp: int) -> float:
+        """KV cache bytes of one sequence at TP degree ``tp``, over the whole copy."""
+        hit = self.kv_per_seq.get(tp)
+        if hit is None:
+            hit = self.kv_per_seq[tp] = self.kv_one * kv_tp_factor(self.m, tp)
+        return hit
+
+
+#: The loads of the searches kept across requests, by model, formats, context and GPU
+#: (entries hold the model, the policy and the GPU, so their ids are not reused).
+_DEMANDS: dict[tuple[object, ...], tuple[object, ...]] = {}
 
 
 def _load(m: ModelSpec, pc: ParamCount, k: Kernels, policy: Policy, precision: Precision,
-          kv_precision: KVPrecision, shape: Shape, tps: set[int]) -> _Load:
-    one = kv_cache_bytes(m, kv_precision, shape.context, 1, 1)
-    return _Load(weights=weights_bytes(pc, precision, policy, m), mem=k.gpu.memory_bytes,
-                 reserve=policy.runtime_reserve_gb_per_gpu * GB,
-                 kv_per_seq={tp: one * kv_tp_factor(m, tp) for tp in tps},
-                 weights_floor=weights_read_bytes(m, pc, precision, policy, 1.0),
-                 bandwidth=k.gpu.mem_bw_gbs * 1e9)
+          kv_precision: KVPrecision, shape: Shape) -> _Load:
+    key = (id(m), id(policy), precision, kv_precision, shape.context, id(k.gpu))
+    hit = _DEMANDS.get(key)
+    if hit is not None:
+        return hit[-1]  # type: ignore[return-value]
+    bytes_key = key[:-1]
+    demand = _DEMANDS.get(bytes_key)
+    load = _Load(demand[-1] if demand is not None else None,  # type: ignore[arg-type]
+                 m, pc, k, policy, precision, kv_precision, shape.context)
+    if len(_DEMANDS) > 8192:
+        _DEMANDS.clear()
+    if demand is None:
+        _DEMANDS[bytes_key] = (m, policy, load)
+    _DEMANDS[key] = (m, policy, k.gpu, load)
+    return load
 
 
-def _plan(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
-          load: _Load, *, precision: Precision, kv_precision: KVPrecision, concurrency: int,
-          shape: Shape, nodes: int, gpus_per_node: int, tp: int, pp: int, dp: int,
-          timed: bool = True) -> InferencePlan:
-    inst_gpus = tp * pp
+def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPrecision,
+           concurrency: int, shape: Shape, nodes: int, gpus_per_node: int,
+           layouts: list[tuple[int, int, int]]) -> list[InferencePlan]:
+    """The memory fit of each (tp, pp, dp) layout at the load (untimed plans)."""
     mem, w, reserve = load.mem, load.weights, load.reserve
-    per_inst = math.ceil(concurrency / dp)
-    per_seq = load.kv_per_seq[tp]
-    kv_inst = per_seq * per_inst
-    weights_share = w / (inst_gpus * mem)
-    weights_ok = weights_share <= policy.max_weights_share + 1e-12
-    memory_ok = (w + kv_inst) / inst_gpus + reserve <= mem
-    room = inst_gpus * (mem - reserve) - w
-    max_conc = dp * max(0, math.floor(room / per_seq)) if per_seq > 0 else 0
-    # Every decode step reads at least the weights and the cache, at no more than the
-    # datasheet bandwidth, and an answer takes osl steps: a ceiling on what timing can find.
-    kv_read = kv_inst * (shape.isl + shape.osl / 2.0) / shape.context
-    floor_s = (load.weights_floor + kv_read) / (tp * load.bandwidth)
-    busy = math.ceil(concurrency / per_inst)
-    bound = busy * per_inst * (shape.osl - 1.0) / (shape.osl * floor_s) if floor_s > 0 \
-        else math.inf
-    serving = None
-    if timed and weights_ok and memory_ok:
-        sm = step_model(m, pc, k, fabric, policy, precision=precision,
-                        kv_precision=kv_precision, tp=tp, pp=pp,
-                        spans_nodes=inst_gpus > gpus_per_node, gpus_per_node=gpus_per_node)
-        serving = serve(sm, policy, per_inst, shape.isl, shape.osl)
+    max_share = policy.max_weights_share + 1e-12
+    usable = mem - reserve
+    read_len = shape.isl + shape.osl / 2.0  # the average sequence length over an answer
+    answer = shape.osl - 1.0
     gpus = nodes * gpus_per_node
-    return InferencePlan(
-        precision=precision, kv_precision=kv_precision, nodes=nodes,
-        gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp, concurrency=concurrency,
-        context=shape.context, weights_bytes=w, kv_bytes=kv_inst * dp,
-        reserve_bytes=reserve * gpus, vram_bytes=mem * gpus,
-        weights_share=weights_share, weights_ok=weights_ok, memory_ok=memory_ok,
-        max_concurrency=max_conc, serving=serving, busy=busy, prompt_tokens=shape.isl,
-        bound=bound,
-    )
+    out = []
+    for tp, pp, dp in layouts:
+        inst_gpus = tp * pp
+        per_inst = math.ceil(concurrency / dp)
+        per_seq = load.kv(tp)
+        kv_inst = per_seq * per_inst
+        weights_share = w / (inst_gpus * mem)
+        room = inst_gpus * usable - w
+        # Every decode step reads at least the weights and the cache at no more than the
+        # datasheet bandwidth, and an answer takes osl steps: a ceiling on what timing finds
+        # (a heuristic one: engine/physics/search.py says where it is not, and how it is used).
+        floor_s = (load.weights_floor + kv_inst * read_len / shape.context) / (
+            tp * load.bandwidth)
+        busy = math.ceil(concurrency / per_inst)
+        out.append(InferencePlan(
+            precision, kv_precision, nodes, gpus_per_node, tp, pp, dp, concurrency,
+            shape.context, w, kv_inst * dp, reserve * gpus, mem * gpus, weights_share,
+            weights_share <= max_share, (w + kv_inst) / inst_gpus + reserve <= mem,
+            dp * max(0, math.floor(room / per_seq)) if per_seq > 0 else 0, None, busy,
+            shape.isl,
+            busy * per_inst * answer / (shape.osl * floor_s) if floor_s > 0 else math.inf))
+    return out
+
+
+def _step_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
+             precision: Precision, kv_precision: KVPrecision, tp: int, pp: int,
+             gpus_per_node: int) -> StepModel:
+    return step_model(m, pc, k, fabric, policy, precision=precision,
+                      kv_precision=kv_precision, tp=tp, pp=pp,
+                      spans_nodes=tp * pp > gpus_per_node, gpus_per_node=gpus_per_node)
 
 
 def plan_inference(
     m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy, *,
     precision: Precision, kv_precision: KVPrecision, concurrency: int, shape: Shape,
-    nodes: int, gpus_per_node: int, tp: int, pp: int, dp: int,
+    nodes: int, gpus_per_node: int, tp: int, pp: int, dp: int, timed: bool = True,
 ) -> InferencePlan:
-    """Memory fit of one layout at the requested load, and its serving figures if it fits."""
-    load = _load(m, pc, k, policy, precision, kv_precision, shape, {tp})
-    return _plan(m, pc, k, fabric, policy, load, precision=precision,
-                 kv_precision=kv_precision, concurrency=concurrency, shape=shape, nodes=nodes,
-                 gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp)
+    """Memory fit of one layout at the requested load, and its serving figures if it fits
+    (with ``timed=False``, the memory fit only: :func:`time_plan` fills them in later)."""
+    load = _load(m, pc, k, policy, precision, kv_precision, shape)
+    p = _plans(load, policy, precision, kv_precision, concurrency, shape, nodes,
+               gpus_per_node, [(tp, pp, dp)])[0]
+    return time_plan(m, pc, k, fabric, policy, p, shape) if timed else p
 
 
 def time_plan(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
               p: InferencePlan, shape: Shape) -> InferencePlan:
     """Fill in a fitting plan's serving figures (a search leaves some untimed); returns it."""
     if p.serving is None and p.fits:
-        sm = step_model(m, pc, k, fabric, policy, precision=p.precision,
-                        kv_precision=p.kv_precision, tp=p.tp, pp=p.pp,
-                        spans_nodes=p.tp * p.pp > p.gpus_per_node,
-                        gpus_per_node=p.gpus_per_node)
-        p.serving = serve(sm, policy, p.per_copy, shape.isl, shape.osl)
+        p.serving = serve(_step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision,
+                                   p.tp, p.pp, p.gpus_per_node),
+                          policy, p.per_copy, shape.isl, shape.osl)
     return p
+
+
+def ceiling_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
+               p: InferencePlan, shape: Shape, *, ttft: bool = False) -> Ceiling:
+    """A fitting plan's ceilings (one copy's; engine/physics/serving.py ``ceiling``, with
+    the first-token floor when ``ttft``), kept on it (``caps``), its ``ceiling`` set to the
+    tokens/s of the copies that have requests."""
+    c = p.caps
+    if c is not None and (c.ttft_s is not None or not ttft):
+        return c
+    step = _step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision, p.tp, p.pp,
+                    p.gpus_per_node)
+    c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft)
+    p.ceiling = c.tokens_per_s * p.busy
+    return c
+
+
+def fit_layouts(
+    m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy, *,
+    precision: Precision, kv_precision: KVPrecision, concurrency: int, shape: Shape,
+    nodes: int, gpus_per_node: int,
+) -> list[InferencePlan]:
+    """Every layout of ``nodes`` nodes at the load, memory only (no kernel timed)."""
+    load = _load(m, pc, k, policy, precision, kv_precision, shape)
+    return _plans(load, policy, precision, kv_precision, concurrency, shape, nodes,
+                  gpus_per_node, inference_layouts(m, nodes, gpus_per_node))
 
 
 def best_inference(
     m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy, *,
     precision: Precision, kv_precision: KVPrecision, concurrency: int, shape: Shape,
-    nodes: int, gpus_per_node: int, bounds: Bounds = Bounds(), timed: bool = True,
+    nodes: int, gpus_per_node: int, bounds: Bounds = NO_BOUNDS, timed: bool = True,
+    plans: list[InferencePlan] | None = None,
 ) -> tuple[InferencePlan | None, list[InferencePlan]]:
     """The fitting layout with the most tokens/s among those meeting ``bounds`` (else among
-    all that fit), or None; and every layout tried (without bounds, a fitting layout whose
-    ceiling is below the best found is not timed: its ``serving`` stays None). With
-    ``timed=False`` nothing is timed and no best is named: the memory fit of every layout."""
-    layouts = inference_layouts(m, nodes, gpus_per_node)
-    load = _load(m, pc, k, policy, precision, kv_precision, shape, {t for t, _, _ in layouts})
-    plans = [
-        _plan(m, pc, k, fabric, policy, load, precision=precision, kv_precision=kv_precision,
-              concurrency=concurrency, shape=shape, nodes=nodes, gpus_per_node=gpus_per_node,
-              tp=tp, pp=pp, dp=dp, timed=False)
-        for tp, pp, dp in layouts
-    ]
+    all that fit), or None; and every layout tried (engine/physics/search.py: a layout the
+    search shows cannot win is not timed, its ``serving`` stays None). With ``timed=False``
+    nothing is timed and no best is named: the memory fit of every layout. ``plans`` are
+    those layouts' memory fits when a caller already has them (:func:`fit_layouts` at the
+    same load); they are timed in place."""
+    if plans is None:
+        plans = fit_layouts(m, pc, k, fabric, policy, precision=precision,
+                            kv_precision=kv_precision, concurrency=concurrency, shape=shape,
+                            nodes=nodes, gpus_per_node=gpus_per_node)
     fitting = [p for p in plans if p.fits]
-    if not fitting:
-        return None, plans
-    if not timed:  # memory only: whether (and how) it fits, no kernel timed
+    if not fitting or not timed:  # memory only: whether (and how) it fits, no kernel timed
         return None, plans
 
     def time(p: InferencePlan) -> InferencePlan:
         return time_plan(m, pc, k, fabric, policy, p, shape)
 
-    if bounds.any:  # the best among those meeting the bounds: every layout is timed
-        for p in fitting:
-            time(p)
-        meeting = [p for p in fitting if p.serving is not None and bounds.met(p.serving)]
-        pool = meeting or fitting
-        return max(pool, key=lambda p: (p.tokens_per_s, -p.pp)), plans
-    # Branch and bound: time layouts from the highest memory ceiling down, and stop once
-    # the best timed beats every ceiling left (the same best as timing them all).
-    best: InferencePlan | None = None
-    for p in sorted(fitting, key=lambda p: -p.bound):
-        if best is not None and best.tokens_per_s >= p.bound:
-            break
-        time(p)
-        if best is None or (p.tokens_per_s, -p.pp) > (best.tokens_per_s, -best.pp):
-            best = p
-    return best, plans
+    def cap(p: InferencePlan) -> Ceiling:
+        return ceiling_of(m, pc, k, fabric, policy, p, shape, ttft=bounds.ttft_s is not None)
+
+    return best_of(fitting, bounds, time, cap), plans

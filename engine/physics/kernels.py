@@ -127,6 +127,10 @@ class MoE:
         return max(memory, compute)
 
 
+#: (dense GEMMs, output head, attention, routed experts or None) of one step model.
+StepKernels = tuple[Gemm, Gemm, Attention, MoE | None]
+
+
 class Kernels:
     """Every kernel family on one GPU; ``part`` is the measured part its curves come from.
 
@@ -144,8 +148,11 @@ class Kernels:
         self._gemms: dict[tuple[str, str], Gemm] = {}
         self._attn: dict[tuple[str, str], Attention] = {}
         self._moes: dict[tuple[str, str], MoE] = {}
+        self._steps: dict[tuple[str, str, str, bool], StepKernels] = {}
         self._ew_fixed = policy.elementwise_latency_us * US
         self._ew_bw = gpu.mem_bw_gbs * 1e9 * policy.elementwise_bw_share
+        #: (ops per layer, seconds per op, bytes/s): :meth:`elementwise`, for a step model
+        self.elementwise_rule = (policy.elementwise_ops_per_layer, self._ew_fixed, self._ew_bw)
 
     @property
     def measured(self) -> bool:
@@ -211,6 +218,18 @@ class Kernels:
                          [[max(x, 1e-4) for x in r] for r in row.mfu]),
                 peak=peak_flops(self.gpu, key[1]), source=row.source)
         return self._moes[key]
+
+    def for_step(self, precision: Precision, expert_precision: Precision,
+                 kv_precision: KVPrecision, moe: bool) -> StepKernels:
+        """(dense GEMMs, output head, attention, routed experts or None) of one step model:
+        what engine/physics/step.py asks for each layout, looked up once per formats."""
+        key = (precision, expert_precision, kv_precision, moe)
+        hit = self._steps.get(key)
+        if hit is None:
+            hit = self._steps[key] = (self.gemm(precision), self.lm_head(),
+                                      self.attention(kv_precision, kv_precision),
+                                      self.moe(expert_precision) if moe else None)
+        return hit
 
     def elementwise(self, nbytes: float) -> float:
         """Seconds for one element-wise op over ``nbytes`` (read + write)."""

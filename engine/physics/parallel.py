@@ -19,8 +19,13 @@ __all__ = ["divisors", "inference_layouts", "notation", "training_layouts"]
 def divisors(n: int) -> list[int]:
     """Every divisor of ``n``, ascending (pairs up to the square root: clusters of thousands
     of GPUs stay cheap)."""
+    return list(_divisors(n))
+
+
+@lru_cache(maxsize=4096)
+def _divisors(n: int) -> tuple[int, ...]:
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return sorted({*small, *(n // d for d in small)})
+    return tuple(sorted({*small, *(n // d for d in small)}))
 
 
 def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True) -> str:
@@ -50,8 +55,8 @@ def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tupl
 def _inference_layouts(layers: int, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
     total = nodes * gpus_per_node
     out = []
-    for tp in divisors(gpus_per_node):
-        for inst in divisors(total):
+    for tp in _divisors(gpus_per_node):
+        for inst in _divisors(total):
             if inst % tp:
                 continue
             pp = inst // tp
@@ -67,17 +72,27 @@ def _inference_layouts(layers: int, nodes: int, gpus_per_node: int) -> list[tupl
 
 def training_layouts(
     m: ModelSpec, nodes: int, gpus_per_node: int, tp_options: tuple[int, ...] | None = None,
-) -> list[tuple[int, int, int, Strategy]]:
+) -> list[TrainingLayout]:
     """Candidate layouts: TP within a node (``tp_options``, default every divisor of the
     node), PP and DP over the rest, ZeRO-2 or FSDP."""
+    return list(_training_layouts(m.layers, nodes, gpus_per_node, tp_options))
+
+
+#: (tp, pp, dp, strategy) of one training layout.
+TrainingLayout = tuple[int, int, int, Strategy]
+
+
+@lru_cache(maxsize=1024)
+def _training_layouts(layers: int, nodes: int, gpus_per_node: int,
+                      tp_options: tuple[int, ...] | None) -> tuple[TrainingLayout, ...]:
     total = nodes * gpus_per_node
-    out: list[tuple[int, int, int, Strategy]] = []
-    for tp in tp_options or divisors(gpus_per_node):
-        for pp in divisors(total // tp):
-            if pp > m.layers:
+    out: list[TrainingLayout] = []
+    for tp in tp_options or _divisors(gpus_per_node):
+        for pp in _divisors(total // tp):
+            if pp > layers:
                 continue
             dp = total // (tp * pp)
             strategies: tuple[Strategy, ...] = ("zero2", "zero3") if dp > 1 else ("zero2",)
             for strategy in strategies:
                 out.append((tp, pp, dp, strategy))
-    return out
+    return tuple(out)

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.catalog.schema import Policy
 from engine.physics.step import StepModel
 
-__all__ = ["Serving", "serve"]
+__all__ = ["Ceiling", "Serving", "ceiling", "serve"]
 
 
 @dataclass(slots=True, eq=False)
@@ -60,26 +61,71 @@ def serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -
     return hit
 
 
+#: Relative margin on a ceiling: it is compared with figures computed in another order, and
+#: must stay above them by more than their rounding.
+_MARGIN = 1.0 + 1e-9
+
+
+class Ceiling(NamedTuple):
+    """Bounds on one copy's figures without timing its mixed steps in full: at most
+    ``tokens_per_s`` output tokens/s and ``per_user_tokens_per_s`` per user, a first token
+    in no less than ``ttft_s`` (None when not worked out). A named tuple: a search makes
+    one per layout it weighs."""
+
+    tokens_per_s: float
+    per_user_tokens_per_s: float
+    ttft_s: float | None
+
+
+def _steps(policy: Policy, b: int, osl: float) -> tuple[float, float, float]:
+    """(N_mix, N_gen, N'_mix) of one answer of ``osl`` tokens on a copy serving ``b``."""
+    if b == 1:
+        return 1.0, osl - 1.0, 0.0
+    n_mix = float(b)
+    if n_mix >= osl:  # every step of the answer also carries a prompt
+        return n_mix, 0.0, n_mix
+    return n_mix, osl - n_mix, max(1.0, n_mix - policy.tpot_drain_steps)
+
+
+def _queue(policy: Policy, n_mix: float) -> float:
+    """TTFT over one prefill: the prompts a request waits behind (aiconfigurator's factor)."""
+    return min(policy.ttft_queue_base + (n_mix - 3.0) * policy.ttft_queue_slope,
+               policy.ttft_queue_max)
+
+
+def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float, *,
+            ttft: bool = True) -> Ceiling:
+    """What :func:`serve` can at most give, from the decode step and a lower bound on the
+    mixed step (:meth:`StepModel.mixed_floor`: its GEMMs, prefill attention and all-reduces).
+
+    Why: a search weighs many layouts and most lose. The rest of a mixed step (decode
+    attention, element-wise ops, the head) only adds time, so the cycle, the time per
+    output token and the first token are no shorter than with the floor in place of the
+    mixed step, and a layout whose ceiling is below the best found needs no more timing
+    (engine/physics/search.py). The margin covers rounding, nothing else. With
+    ``ttft=False`` the first-token floor is not worked out.
+    """
+    b = max(1, batch)
+    osl = max(2.0, osl)
+    n_mix, n_gen, n_tpot = _steps(policy, b, osl)
+    t_gen = step.decode(float(b), isl + osl / 2.0)
+    t_mix = step.mixed_floor(isl, float(b - 1))
+    cycle = n_mix * t_mix + n_gen * t_gen
+    tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
+    first = step.mixed_floor(isl, 0.0) * _queue(policy, n_mix) / _MARGIN if ttft else None
+    return Ceiling(b * (osl - 1.0) / cycle * _MARGIN, _MARGIN / tpot, first)
+
+
 def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
     b = max(1, batch)
     osl = max(2.0, osl)
     kv_len = isl + osl / 2.0  # the average sequence length over an answer
     t_gen = step.decode(float(b), kv_len)
     t_ctx = step.prefill(isl)
-    if b == 1:
-        n_mix, n_tpot, t_mix = 1.0, 0.0, t_ctx
-        n_gen = osl - 1.0
-    else:
-        t_mix = step.mixed(isl, float(b - 1), kv_len)
-        n_mix = float(b)
-        if n_mix >= osl:  # every step of the answer also carries a prompt
-            n_gen, n_tpot = 0.0, n_mix
-        else:
-            n_gen = osl - n_mix
-            n_tpot = max(1.0, n_mix - policy.tpot_drain_steps)
+    n_mix, n_gen, n_tpot = _steps(policy, b, osl)
+    t_mix = t_ctx if b == 1 else step.mixed(isl, float(b - 1), kv_len)
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
-    queue = min(policy.ttft_queue_base + (n_mix - 3.0) * policy.ttft_queue_slope,
-                policy.ttft_queue_max)
+    queue = _queue(policy, n_mix)
     cycle = n_mix * t_mix + n_gen * t_gen
     tps = b * (osl - 1.0) / cycle
     if not math.isfinite(tps):

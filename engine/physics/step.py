@@ -11,10 +11,12 @@ docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. 
 head runs once per step in BF16. Pipeline stages pass activations point to point.
 
 Every quantity that depends only on the model and the layout is computed once when the
-:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py); a step is
-then a few curve lookups per layer kind, and each step time is kept by its arguments (a
-pure function of the catalog's data), which is what lets an answer weigh dozens of layouts
-on several GPUs in about a millisecond.
+:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; the
+geometry is shared by every GPU); a step is then a few curve lookups per layer kind, and
+each step time, and each layer's pieces by token count, is kept (a pure function of the
+catalog's data), so a prefill, a mixed step and a step's lower bound
+(:meth:`StepModel.mixed_floor`, what a search bounds a layout with before timing it:
+engine/physics/search.py) share their lookups.
 """
 
 from __future__ import annotations
@@ -135,30 +137,76 @@ class StepModel:
         self.tp_per_node = min(tp, gpus_per_node)
         self.spans = spans_nodes
         self.fabric = fabric
-        self.gemm = k.gemm(precision)
-        self.head = k.lm_head()
-        self.attn = k.attention(kv_precision, kv_precision)
-        self.moe_kernel = k.moe(expert_precision) if m.is_moe else None
+        self.gemm, self.head, self.attn, self.moe_kernel = k.for_step(
+            precision, expert_precision, kv_precision, m.is_moe)
         self.kernels = k
+        self._in_node = self.tp_per_node >= tp
+        # the element-wise rule of the kernels (engine/physics/kernels.py)
+        self._ew_ops, self._ew_fixed, self._ew_bw = k.elementwise_rule
+        self._gemm_t: dict[float, float] = {}
+        self._ewc_t: dict[float, tuple[float, float]] = {}
+        self._pattn: dict[float, float] = {}
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
         self.served: dict[tuple[float, float, float, int], Any] = {}
         self._mixed: dict[tuple[float, float, float], float] = {}
 
     # -- pieces ------------------------------------------------------------------------
+    # One (average) layer over ``t`` tokens. The sums keep the order of the formulas in the
+    # module docstring term by term (dense GEMMs, routed experts, attention, element-wise
+    # ops, all-reduces), so a step is the same number however the pieces are cached.
 
-    def _comm(self, tokens: float) -> float:
-        """The two TP all-reduces of one layer over ``tokens`` tokens."""
-        if self.tp <= 1:
+    def _gemms(self, t: float) -> float:
+        """The dense GEMMs and the routed experts of one layer over ``t`` tokens."""
+        hit = self._gemm_t.get(t)
+        if hit is not None:
+            return hit
+        g = self.gemm
+        fixed, stream = g.fixed(t), g.stream(t)
+        mfu, peak = g.mfu, g.peak
+        tm = t if t >= 1.0 else 1.0
+        total = 0.0
+        if self.dense_frac:
+            mem = self.g_dense * fixed + self.w_dense / stream
+            comp = self.flops_dense * t / (mfu(tm, self.size_dense) * peak)
+            total += self.dense_frac * (mem if mem >= comp else comp)
+        if self.moe_frac:
+            mem = self.g_moe * fixed + self.w_moe / stream
+            comp = self.flops_moe_dense * t / (mfu(tm, self.size_moe) * peak)
+            total += self.moe_frac * (mem if mem >= comp else comp)
+            total = total + self._experts(t)
+        self._gemm_t[t] = total
+        return total
+
+    def _experts(self, tokens: float) -> float:
+        """The routed experts of one (average) layer over ``tokens`` tokens."""
+        if self.moe_kernel is None:
             return 0.0
-        return 2.0 * allreduce_s(tokens * self.act_bytes, self.tp, self.fabric,
-                                 per_node=self.tp_per_node, impl="trtllm_custom")
+        m, k = self.m, self.moe_kernel
+        touched = m.experts * expert_touch_share(m, tokens)
+        tpe = tokens * m.experts_active / m.experts
+        flops = self.expert_flops * tokens * m.experts_active
+        mem = k.fixed + touched * self.expert_bytes / k.bandwidth
+        comp = flops / (k.mfu(self.expert_width, tpe if tpe >= 1e-3 else 1e-3) * k.peak)
+        return self.moe_frac * (mem if mem >= comp else comp)
 
-    def _ew(self, tokens: float) -> float:
-        """Element-wise ops of one layer (add + norm twice, the gated activation)."""
-        k = self.kernels
-        n_ops = k.policy.elementwise_ops_per_layer
-        return n_ops * k.elementwise(tokens * self.act_bytes * 2.0)
+    def _ew_comm(self, t: float) -> tuple[float, float]:
+        """(element-wise ops, the two TP all-reduces) of one layer over ``t`` tokens."""
+        hit = self._ewc_t.get(t)
+        if hit is not None:
+            return hit
+        nbytes = t * self.act_bytes
+        ew = self._ew_ops * (self._ew_fixed + nbytes * 2.0 / self._ew_bw)
+        comm = 0.0
+        if self.tp > 1:
+            if self._in_node:
+                comm = 2.0 * self.fabric.inside("all_reduce", "trtllm_custom", nbytes, self.tp)
+            else:
+                comm = 2.0 * allreduce_s(nbytes, self.tp, self.fabric, per_node=self.tp_per_node,
+                                         impl="trtllm_custom")
+        out = (ew, comm)
+        self._ewc_t[t] = out
+        return out
 
     def _decode_attn(self, seqs: float, kv_len: float) -> float:
         """Decode attention of one (average) layer for ``seqs`` sequences at ``kv_len``."""
@@ -173,6 +221,10 @@ class StepModel:
 
     def _prefill_attn(self, isl: float) -> float:
         """Causal attention of one (average) layer over one prompt of ``isl`` tokens."""
+        hit = self._pattn.get(isl)
+        if hit is not None:
+            return hit
+
         def keys(w: float) -> float:  # sum over queries of the keys each attends
             return isl * isl / 2.0 if w >= isl else isl * w - w * w / 2.0
 
@@ -180,33 +232,17 @@ class StepModel:
         pairs = full if not self.swa_frac else \
             (1.0 - self.swa_frac) * full + self.swa_frac * keys(float(self.window))
         flops = 4.0 * self.q_heads * self.attn_dim * pairs
-        return self.attn.prefill_time(flops, self.q_heads, isl)
-
-    def _dense(self, tokens: float) -> float:
-        """The dense GEMMs of one (average) layer over ``tokens`` tokens."""
-        t = 0.0
-        if self.dense_frac:
-            t += self.dense_frac * self.gemm.time(tokens, self.w_dense, self.g_dense,
-                                                  self.flops_dense * tokens, self.size_dense)
-        if self.moe_frac:
-            t += self.moe_frac * self.gemm.time(tokens, self.w_moe, self.g_moe,
-                                                self.flops_moe_dense * tokens, self.size_moe)
+        t = self.attn.prefill_time(flops, self.q_heads, isl)
+        self._pattn[isl] = t
         return t
 
-    def _experts(self, tokens: float) -> float:
-        """The routed experts of one (average) layer over ``tokens`` tokens."""
-        if not self.moe_frac or self.moe_kernel is None:
-            return 0.0
-        m = self.m
-        touched = m.experts * expert_touch_share(m, tokens)
-        tpe = tokens * m.experts_active / m.experts
-        flops = self.expert_flops * tokens * m.experts_active
-        return self.moe_frac * self.moe_kernel.time(touched * self.expert_bytes, flops,
-                                                    self.expert_width, tpe)
-
     def _head(self, tokens: float) -> float:
-        return self.head.time(tokens, self.head_bytes, 1, self.head_flops * tokens,
-                              self.head_size)
+        """The output head (BF16, once per step) over ``tokens`` tokens."""
+        h = self.head
+        mem = h.fixed(tokens) + self.head_bytes / h.stream(tokens)
+        comp = self.head_flops * tokens / (h.mfu(tokens if tokens >= 1.0 else 1.0,
+                                                 self.head_size) * h.peak)
+        return mem if mem >= comp else comp
 
     def _p2p(self, tokens: float) -> float:
         if self.pp <= 1:
@@ -221,12 +257,13 @@ class StepModel:
         hit = self._decode.get(key)
         if hit is not None:
             return hit
-        mb = max(1.0, min(float(self.pp), batch))  # micro-batches in flight
+        pp = float(self.pp)
+        mb = max(1.0, min(pp, batch))  # micro-batches in flight
         tm = batch / mb
-        layer = (self._dense(tm) + self._experts(tm) + self._decode_attn(tm, kv_len)
-                 + self._ew(tm) + self._comm(tm))
+        ew, comm = self._ew_comm(tm)
+        layer = self._gemms(tm) + self._decode_attn(tm, kv_len) + ew + comm
         stage = self.layers * layer + self._head(tm) + self._p2p(tm)
-        t = max(mb, float(self.pp)) * stage
+        t = max(mb, pp) * stage
         if len(self._decode) < 4096:
             self._decode[key] = t
         return t
@@ -244,10 +281,19 @@ class StepModel:
 
     def _mixed_step(self, prompt: float, gen: float, kv_len: float) -> float:
         tokens = prompt + gen
-        layer = (self._dense(tokens) + self._experts(tokens) + self._prefill_attn(prompt)
-                 + self._decode_attn(gen, kv_len) + self._ew(tokens) + self._comm(tokens))
+        ew, comm = self._ew_comm(tokens)
+        layer = (self._gemms(tokens) + self._prefill_attn(prompt)
+                 + self._decode_attn(gen, kv_len) + ew + comm)
         stage = self.layers * layer + self._head(1.0 + gen) + self._p2p(tokens)
         return self.pp * stage
+
+    def mixed_floor(self, prompt: float, gen: float) -> float:
+        """A lower bound on :meth:`mixed` (and, with ``gen`` = 0, on :meth:`prefill`): the
+        step's GEMMs, prefill attention and all-reduces, without its decode attention,
+        element-wise ops, head and sends (each >= 0, so the sum can only be smaller)."""
+        tokens = prompt + gen
+        layer = self._gemms(tokens) + self._prefill_attn(prompt) + self._ew_comm(tokens)[1]
+        return self.pp * (self.layers * layer)
 
     def prefill(self, prompt: float) -> float:
         """Seconds to prefill one prompt alone (the context step a first token waits for)."""

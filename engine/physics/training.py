@@ -39,8 +39,9 @@ from engine.physics.parallel import notation, training_layouts
 from engine.physics.params import ParamCount
 from engine.units import GB
 
-__all__ = ["SECONDS_PER_DAY", "MemoryFit", "TrainingPlan", "best_training", "flops_factor",
-           "flops_per_token", "goodput", "memory_fit", "mfu", "project", "step_tokens"]
+__all__ = ["SECONDS_PER_DAY", "MemoryFit", "Run", "TrainingPlan", "best_training",
+           "flops_factor", "flops_per_token", "goodput", "memory_fit", "mfu", "project",
+           "step_tokens"]
 
 SECONDS_PER_DAY = 86400.0
 
@@ -137,6 +138,16 @@ class MemoryFit:
     fits: bool
 
 
+def _memory(state: TrainingState, mem: float, reserve: float, max_share: float, room: float,
+            acts: float, mp: int, dp: int, strategy: Strategy
+            ) -> tuple[float, float, float, bool]:
+    """(resident weights, sharded states, weights share, fits) per GPU of one layout."""
+    states = sharded_state_per_gpu(state, model_parallel=mp, dp=dp, strategy=strategy)
+    weights = resident_weights_per_gpu(state, model_parallel=mp, dp=dp, strategy=strategy)
+    share = weights / mem
+    return weights, states, share, share <= max_share and states + acts + reserve <= room
+
+
 def memory_fit(m: ModelSpec, state: TrainingState, gpu: GPUSpec, policy: Policy, *, tp: int,
                pp: int, dp: int, strategy: Strategy, activations: float | None = None
                ) -> MemoryFit:
@@ -145,13 +156,125 @@ def memory_fit(m: ModelSpec, state: TrainingState, gpu: GPUSpec, policy: Policy,
     may be given when already computed for the same TP degree."""
     mem = gpu.memory_bytes
     acts = activations_per_gpu(m, policy, tp) if activations is None else activations
-    states = sharded_state_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
     reserve = policy.runtime_reserve_gb_per_gpu * GB
-    weights = resident_weights_per_gpu(state, model_parallel=tp * pp, dp=dp, strategy=strategy)
-    share = weights / mem
-    fits = (share <= policy.max_weights_share + 1e-12
-            and states + acts + reserve <= policy.training_state_max_share * mem)
+    weights, states, share, fits = _memory(
+        state, mem, reserve, policy.max_weights_share + 1e-12,
+        policy.training_state_max_share * mem, acts, tp * pp, dp, strategy)
     return MemoryFit(weights, states, acts, reserve, share, fits)
+
+
+class Run:
+    """What every layout of one training run shares (the model, its state, the GPU, the
+    fabric, the policy, the MFU and the node size): the constants of :func:`project` and of
+    :func:`memory_fit`, worked out once per run instead of once per layout, and the
+    tensor-parallel and pipeline traffic, which depends on the layout's TP degree only.
+    :meth:`project` and :meth:`fit` are those functions on this run's layouts (a search or a
+    frontier projection weighs dozens; engine/decision/searches.py keeps one per run)."""
+
+    __slots__ = ("_acts", "_p2p", "_tp", "act_bytes", "fabric", "flops", "gpn", "gpu", "hide",
+                 "k", "m", "max_share", "mbt", "mem", "policy", "reserve", "room", "state",
+                 "step_mfu", "trainable")
+
+    def __init__(self, m: ModelSpec, pc: ParamCount, state: TrainingState, gpu: GPUSpec,
+                 fabric: Fabric, policy: Policy, step_mfu: float, gpus_per_node: int) -> None:
+        self.m, self.state, self.gpu, self.fabric, self.policy = m, state, gpu, fabric, policy
+        self.step_mfu, self.gpn = step_mfu, gpus_per_node
+        self.mem = gpu.memory_bytes
+        self.flops = gpu.bf16_tflops * 1e12 * step_mfu
+        self.mbt = policy.train_seq_len * policy.train_micro_batch
+        self.k = flops_per_token(pc, state.workload)
+        self.act_bytes = self.mbt * m.hidden * 2.0
+        self.hide = 1.0 - policy.dp_comm_overlap
+        self.reserve = policy.runtime_reserve_gb_per_gpu * GB
+        self.max_share = policy.max_weights_share + 1e-12
+        self.room = policy.training_state_max_share * self.mem
+        self.trainable = state.trainable_params
+        self._acts: dict[int, float] = {}
+        self._tp: dict[int, float] = {}
+        self._p2p: dict[tuple[int, bool], float] = {}
+
+    def activations(self, tp: int) -> float:
+        hit = self._acts.get(tp)
+        if hit is None:
+            hit = self._acts[tp] = activations_per_gpu(self.m, self.policy, tp)
+        return hit
+
+    def fit(self, tp: int, pp: int, dp: int, strategy: Strategy) -> MemoryFit:
+        """:func:`memory_fit` of one layout."""
+        acts = self.activations(tp)
+        weights, states, share, fits = _memory(self.state, self.mem, self.reserve,
+                                               self.max_share, self.room, acts, tp * pp, dp,
+                                               strategy)
+        return MemoryFit(weights, states, acts, self.reserve, share, fits)
+
+    def fits(self, tp: int, pp: int, dp: int, strategy: Strategy) -> bool:
+        """Whether one layout fits (:meth:`fit` without the record: a search tries many)."""
+        return _memory(self.state, self.mem, self.reserve, self.max_share, self.room,
+                       self.activations(tp), tp * pp, dp, strategy)[3]
+
+    def fit_if(self, tp: int, pp: int, dp: int, strategy: Strategy) -> MemoryFit | None:
+        """:meth:`fit` of one layout if it fits, else None."""
+        acts = self.activations(tp)
+        weights, states, share, fits = _memory(self.state, self.mem, self.reserve,
+                                               self.max_share, self.room, acts, tp * pp, dp,
+                                               strategy)
+        return MemoryFit(weights, states, acts, self.reserve, share, fits) if fits else None
+
+    def project(self, nodes: int, tp: int, pp: int, dp: int, strategy: Strategy,
+                fit: MemoryFit | None) -> TrainingPlan:
+        """:func:`project` of one layout over ``nodes`` nodes of this run's GPUs."""
+        m, policy, fabric, state, gpn = self.m, self.policy, self.fabric, self.state, self.gpn
+        n = tp * pp * dp
+        if n != nodes * gpn:
+            raise ValueError(f"tp*pp*dp = {n} but the cluster has {nodes * gpn} GPUs")
+        f = fit or self.fit(tp, pp, dp, strategy)
+        flops, mbt, k = self.flops, self.mbt, self.k
+        batch = step_tokens(policy, dp, pp)
+        m_micro = max(1.0, batch / (dp * mbt))
+
+        t_comp = k * mbt / (tp * pp * flops)
+        t_tp = 0.0
+        if tp > 1:  # one all-reduce of a micro-batch's activations, by TP degree
+            per = self._tp.get(tp)
+            if per is None:
+                per = self._tp[tp] = allreduce_s(self.act_bytes, tp, fabric,
+                                                 per_node=min(tp, gpn))
+            t_tp = 4.0 * (m.layers / pp) * per * (1.0 - policy.tp_comm_overlap)
+        t_p2p = 0.0
+        if pp > 1:
+            pp_spans = _spans(tp, pp, gpn)
+            hit = self._p2p.get((tp, pp_spans))
+            if hit is None:
+                hit = self._p2p[(tp, pp_spans)] = p2p_s(self.act_bytes / tp, fabric, pp_spans)
+            t_p2p = 2.0 * hit
+
+        # Data parallel traffic, per GPU shard of tp*pp; DP ranks of one node sit tp*pp apart.
+        per_node = max(1, gpn // (tp * pp))
+        # Data-parallel groups of one node that cross its NICs at the same time.
+        sharing = min(gpn, tp * pp)
+        shard = 1.0 / (tp * pp)
+        t_z3 = 0.0
+        t_dp = 0.0
+        if dp > 1:
+            grad_bytes = 2.0 * self.trainable * shard
+            if strategy == "zero3":
+                base_bytes = state.weights * shard
+                gathers = 2.0 * gather_s(base_bytes, dp, fabric, per_node, sharing)
+                scatter = gather_s(grad_bytes, dp, fabric, per_node, sharing)
+                t_z3 = (gathers + scatter) * self.hide
+            else:
+                t_dp = allreduce_s(grad_bytes, dp, fabric, per_node, sharing) * self.hide
+
+        per_micro = t_comp + t_tp + t_p2p + t_z3
+        virtual = max(1.0, math.ceil(m.layers / pp))
+        bubble = (pp - 1) / (virtual * m_micro)
+        step = m_micro * per_micro * (1.0 + bubble) + t_dp
+        ideal = k * batch / (n * flops)
+        compute = m_micro * t_comp
+        return TrainingPlan(nodes, gpn, tp, pp, dp, strategy, f.weights, f.states,
+                            f.activations, f.reserve, self.mem, f.share, f.fits, step, ideal,
+                            compute, min(1.0, ideal / step), max(0.0, 1.0 - compute / step),
+                            batch / step, self.step_mfu)
 
 
 def project(
@@ -177,73 +300,8 @@ def project(
     GPU holds: ``(p - 1) / (v m)`` of the step (docs/engine-notes.md#pipeline-parallelism).
     ``fit`` is the layout's :func:`memory_fit` when a search already has it.
     """
-    n = tp * pp * dp
-    if n != nodes * gpus_per_node:
-        raise ValueError(f"tp*pp*dp = {n} but the cluster has {nodes * gpus_per_node} GPUs")
-    f = fit or memory_fit(m, state, gpu, policy, tp=tp, pp=pp, dp=dp, strategy=strategy)
-    mem = gpu.memory_bytes
-    flops = gpu.bf16_tflops * 1e12 * step_mfu
-    mbt = policy.train_seq_len * policy.train_micro_batch
-    batch = step_tokens(policy, dp, pp)
-    m_micro = max(1.0, batch / (dp * mbt))
-    k = flops_per_token(pc, state.workload)
-
-    t_comp = k * mbt / (tp * pp * flops)
-    act_bytes = mbt * m.hidden * 2.0
-    t_tp = 0.0
-    if tp > 1:
-        per = allreduce_s(act_bytes, tp, fabric, per_node=min(tp, gpus_per_node))
-        t_tp = 4.0 * (m.layers / pp) * per * (1.0 - policy.tp_comm_overlap)
-    pp_spans = _spans(tp, pp, gpus_per_node)
-    t_p2p = 2.0 * p2p_s(act_bytes / tp, fabric, pp_spans) if pp > 1 else 0.0
-
-    # Data parallel traffic, per GPU shard of tp*pp; DP ranks of one node sit tp*pp apart.
-    per_node = max(1, gpus_per_node // (tp * pp))
-    # Data-parallel groups of one node that cross its NICs at the same time.
-    sharing = min(gpus_per_node, tp * pp)
-    shard = 1.0 / (tp * pp)
-    grad_bytes = 2.0 * state.trainable_params * shard
-    base_bytes = state.weights * shard
-    t_z3 = 0.0
-    t_dp = 0.0
-    if dp > 1:
-        hide = 1.0 - policy.dp_comm_overlap
-        if strategy == "zero3":
-            gathers = 2.0 * gather_s(base_bytes, dp, fabric, per_node, sharing)
-            scatter = gather_s(grad_bytes, dp, fabric, per_node, sharing)
-            t_z3 = (gathers + scatter) * hide
-        else:
-            t_dp = allreduce_s(grad_bytes, dp, fabric, per_node, sharing) * hide
-
-    per_micro = t_comp + t_tp + t_p2p + t_z3
-    virtual = max(1.0, math.ceil(m.layers / pp))
-    bubble = (pp - 1) / (virtual * m_micro)
-    step = m_micro * per_micro * (1.0 + bubble) + t_dp
-    ideal = k * batch / (n * flops)
-    compute = m_micro * t_comp
-    efficiency = min(1.0, ideal / step)
-    return TrainingPlan(
-        nodes=nodes,
-        gpus_per_node=gpus_per_node,
-        tp=tp,
-        pp=pp,
-        dp=dp,
-        strategy=strategy,
-        weights_per_gpu=f.weights,
-        state_per_gpu=f.states,
-        activations_per_gpu=f.activations,
-        reserve_per_gpu=f.reserve,
-        memory_per_gpu=mem,
-        weights_share=f.share,
-        fits=f.fits,
-        step_time_s=step,
-        ideal_step_s=ideal,
-        compute_s=compute,
-        efficiency=efficiency,
-        comm_share=max(0.0, 1.0 - compute / step),
-        tokens_per_s=batch / step,
-        mfu=step_mfu,
-    )
+    run = Run(m, pc, state, gpu, fabric, policy, step_mfu, gpus_per_node)
+    return run.project(nodes, tp, pp, dp, strategy, fit)
 
 
 def best_training(
@@ -258,20 +316,18 @@ def best_training(
     nodes: int,
     gpus_per_node: int,
     tp_options: tuple[int, ...] | None = None,
+    run: Run | None = None,
 ) -> tuple[TrainingPlan | None, list[TrainingPlan]]:
     """The fitting layout with the best efficiency (or None), and every fitting layout (a
-    layout is timed only once its memory fits)."""
-    acts: dict[int, float] = {}
+    layout is timed only once its memory fits). ``run`` is the same run's :class:`Run` when
+    the caller keeps one."""
+    if run is None:
+        run = Run(m, pc, state, gpu, fabric, policy, step_mfu, gpus_per_node)
     plans = []
     for tp, pp, dp, s in training_layouts(m, nodes, gpus_per_node, tp_options):
-        if tp not in acts:
-            acts[tp] = activations_per_gpu(m, policy, tp)
-        fit = memory_fit(m, state, gpu, policy, tp=tp, pp=pp, dp=dp, strategy=s,
-                         activations=acts[tp])
-        if fit.fits:
-            plans.append(project(m, pc, state, gpu, fabric, policy, step_mfu, nodes=nodes,
-                                 gpus_per_node=gpus_per_node, tp=tp, pp=pp, dp=dp,
-                                 strategy=s, fit=fit))
+        fit = run.fit_if(tp, pp, dp, s)
+        if fit is not None:  # a layout is timed only once its memory fits
+            plans.append(run.project(nodes, tp, pp, dp, s, fit))
     if not plans:
         return None, plans
     return max(plans, key=lambda p: (p.efficiency, -p.tp, -p.pp)), plans
