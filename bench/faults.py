@@ -3,10 +3,19 @@
     .venv/bin/python bench/faults.py [--conversations 12] [--clients 4] [--only NAME ...]
 
 Starts, on loopback only, a real redis-server (AOF, appendfsync everysec, as deployed), the
-local fake Slack (``tests/fakeslack.py``) and the real server (``python -m bot``, 2 workers;
-``tests.ops.miniapp``, the same front around a bare Bolt app, when the bot cannot start), then
-runs each scenario and prints one line of figures per scenario. Everything is bounded in
-count and time; nothing is asserted: this measures.
+local fake Slack (``tests/fakeslack.py``, the tests' one fake with its faults) and the real
+server (``python -m bot``, 2 workers; ``tests.ops.miniapp``, the same front around a bare Bolt
+app, when the bot cannot start), then runs each scenario and prints one line of figures per
+scenario. Everything is bounded in count and time; nothing is asserted: this measures.
+
+Cold start (first, before anything else reaches the server):
+
+* ``first``: the first signed slash command each worker receives after start-up, a whole
+  sizing in one line (its answer is the card), sent while ``--clients`` people start
+  conversations beside it: its ack (request to HTTP 200) and its card (request to the card in
+  the fake Slack).
+* ``modal``: with people conversing beside it, a finished card's "Request a formal quote"
+  clicked: click to ``views.open`` (Slack accepts the click's trigger for 3 s).
 
 Hostile clients (any server):
 
@@ -20,20 +29,24 @@ first answer until the card, as ``tests/ops/drive.py`` does, with Slack's redeli
 unanswered request simulated: up to 3 retries, 1 s apart, with ``X-Slack-Retry-Num``):
 
 * ``redis-pause-1s`` / ``-3s`` / ``-8s``: Redis SIGSTOPped mid-run; ``redis-kill``: killed -9
-  and restarted from its AOF 1 s later; ``worker-kill``: a worker killed -9 while turns are in
-  flight (Slack made 1.5 s slow so they are); ``slack-429`` / ``-500`` / ``-reset`` /
-  ``-late``: for 5 s the fake Slack answers ``chat.postMessage``/``chat.update`` with 429s,
-  500s, a connection reset after doing the work, or the answer 11 s after doing the work
-  (``bench/people.py``).
-* Per scenario: *acked* (a delivery Slack got a 200 for), *lost* (acked, but its answer never
-  reached Slack), *dup posts* (messages posted beyond the two each conversation needs),
-  *stuck* (conversations that never reached their card), *told* (ephemeral notes and
-  response_url messages: the user was told something), *5xx* (answers Slack saw).
+  and restarted from its AOF 1 s later; ``worker-kill``: the worker holding the oldest pending
+  turn killed -9 while turns are in flight (Slack made 1.5 s slow so they are), twice, at
+  different points; ``slack-429`` / ``-500`` / ``-reset`` / ``-late``: for 5 s the fake Slack
+  answers ``chat.postMessage``/``chat.update`` with 429s, 500s, a connection reset after doing
+  the work, or the answer 11 s after doing the work.
+* Per scenario (``bench/people.py`` says how a person is simulated): *acked* (a delivery Slack
+  got a 200 for), *lost* (acked, but its answer never reached Slack), *late* (answered, but
+  after 12 s), *not_taken* (slash commands the bot said it could not confirm, run again),
+  *dup_posts* (messages posted beyond the two each conversation needs), *two_live* (threads
+  showing more than one message with live buttons), *stuck* (conversations that never reached
+  their card), *told* (ephemeral notes and response_url messages: the user was told
+  something), *5xx* (answers Slack saw), answer latency p50/p99/max.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -53,22 +66,20 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.people import SLACK_METHODS, FaultySlack, Tally, converse, ok_calls  # noqa: E402
+from bench.firsts import SECRET, TEAM, WORKERS, run_first, run_modal  # noqa: E402
+from bench.people import SLACK_METHODS, Tally, converse, ok_calls  # noqa: E402
+from tests.fakeslack import FakeSlack  # noqa: E402
 from tests.ops.server import (  # noqa: E402
     FreshConn,
     ServerProcess,
     WorkerConn,
     bot_env,
-    get,
     mini_app,
     python_m_bot,
 )
 from tests.redisproc import RedisProcess, free_port  # noqa: E402
 from tests.slackreq import command_form  # noqa: E402
 
-SECRET = "bench-faults-signing-secret"
-TEAM = "TINT0001"
-WORKERS = 2
 FAULT_WINDOW_S = 5.0
 
 
@@ -83,9 +94,34 @@ def pct(values: list[float], q: float) -> float:
 @dataclass
 class Stack:
     redis: RedisProcess
-    fake: FaultySlack
+    fake: FakeSlack
     server: ServerProcess
     bot: bool  # the real bot (else the bare front)
+
+
+STREAM = "{gpusizing:turns}"
+
+
+def _holder_pid(redis_url: str) -> int | None:
+    """A live worker whose consumer holds a pending turn (a consumer's name ends in
+    ``-<pid>-<n>-<thread>``, ``bot/slack/app.py``), oldest turn first."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        rows = client.xpending_range(STREAM, "turns", "-", "+", 50)
+    except redis.exceptions.RedisError:
+        return None
+    finally:
+        client.close()
+    for row in rows:
+        pid = int(row["consumer"].decode().rsplit("-", 3)[1])
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            continue  # a worker killed already: its turns wait for another to take them
+        return pid
+    return None
 
 
 def faults(stack: Stack) -> dict[str, Callable[[], None]]:
@@ -105,9 +141,16 @@ def faults(stack: Stack) -> dict[str, Callable[[], None]]:
 
     def kill_worker() -> None:
         fake.mode = "slow"  # Slack answers 1.5 s late (in time): turns stay in flight
-        time.sleep(1.0)
-        pid = get(stack.server.port, "/healthz")[1]["x-worker-pid"]
-        os.kill(int(pid), signal.SIGKILL)
+        for wait in (0.6, 2.3):  # twice, at different points of the turns in flight
+            time.sleep(wait)
+            pid = None
+            deadline = time.monotonic() + 5
+            while pid is None and time.monotonic() < deadline:
+                pid = _holder_pid(r.url)
+                time.sleep(0.05)
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         time.sleep(1.0)
         fake.mode = None
 
@@ -121,11 +164,7 @@ def faults(stack: Stack) -> dict[str, Callable[[], None]]:
                     fake.http_error(method, 500, times=big)
             fake.mode = kind if kind in ("reset", "late") else None
             time.sleep(FAULT_WINDOW_S)
-            fake.mode = None
-            with fake._lock:
-                fake._limits.clear()
-                fake._http_errors.clear()
-                fake._hangs.clear()
+            fake.clear_faults()
         return run
 
     return {
@@ -140,7 +179,7 @@ def run_fault(stack: Stack, name: str, fault: Callable[[], None], conversations:
               clients: int, offset: int) -> dict[str, Any]:
     fake = stack.fake
     tally = Tally()
-    posts_before = ok_calls(fake, "chat.postMessage", lambda c: True)
+    channels = {f"CF{offset + i:05d}" for i in range(conversations)}
     told_before = len(fake.calls("chat.postEphemeral")) + len(fake.calls("response_url"))
     injector = threading.Timer(0.5, fault)
     injector.start()
@@ -150,13 +189,56 @@ def run_fault(stack: Stack, name: str, fault: Callable[[], None], conversations:
             f.result()
     injector.join()
     fake.quiet(1.0)
-    posts = ok_calls(fake, "chat.postMessage", lambda c: True) - posts_before
+    dup = 0
+    for channel in channels:
+        posts = ok_calls(fake, "chat.postMessage", lambda c, ch=channel: c.params.get(
+            "channel") == ch)
+        dup += max(0, posts - 2)
     told = len(fake.calls("chat.postEphemeral")) + len(fake.calls("response_url")) - told_before
+    answers = tally.answers_s
+    waiting = _queue_left(stack.redis.url)
     return {"scenario": name, "conversations": tally.conversations, "sent": tally.sent,
-            "acked": tally.acked, "lost": tally.lost,
-            "dup_posts": max(0, posts - 2 * tally.conversations), "stuck": tally.stuck,
-            "told": told, "http5xx": tally.http5xx,
-            "ack_p99_ms": round(1000 * pct(tally.acks_s, 0.99), 1) if tally.acks_s else None}
+            "acked": tally.acked, "lost": tally.lost, "late": tally.late,
+            "not_taken": tally.not_taken, "dup_posts": dup, "two_live": _two_live(fake, channels),
+            "stuck": tally.stuck, "told": told, "http5xx": tally.http5xx,
+            "queue_left": waiting,
+            "ack_p99_ms": round(1000 * pct(tally.acks_s, 0.99), 1) if tally.acks_s else None,
+            "answer_p50_s": round(statistics.median(answers), 2) if answers else None,
+            "answer_p99_s": round(pct(answers, 0.99), 2) if answers else None,
+            "answer_max_s": round(max(answers), 2) if answers else None}
+
+
+def _queue_left(redis_url: str) -> int:
+    """Turns still in the queue once the scenario is over (pending or never taken); each one
+    is printed on stderr (its delivery, consumer and idle time) to look for in the log."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        rows = client.xpending_range(STREAM, "turns", "-", "+", 100)
+        groups = client.xinfo_groups(STREAM)
+        for row in rows:
+            entry = client.xrange(STREAM, row["message_id"], row["message_id"])
+            delivery = entry[0][1].get(b"d", b"?").decode() if entry else "?"
+            print(f"left in the queue: {delivery} held by {row['consumer'].decode()}, idle"
+                  f" {row['time_since_delivered']} ms", file=sys.stderr)
+        lag = int(groups[0].get("lag") or 0) if groups else 0
+        return len(rows) + lag
+    except redis.exceptions.RedisError:
+        return -1
+    finally:
+        client.close()
+
+
+def _two_live(fake: FakeSlack, channels: set[str]) -> int:
+    """Threads in which more than one message of the bot still has buttons."""
+    out = 0
+    with fake._lock:
+        for channel in channels:
+            live = [m for m in fake.messages.get(channel, {}).values() if m.get("thread_ts")
+                    and any(b.get("type") == "actions" for b in m.get("blocks") or [])]
+            out += len(live) > 1
+    return out
 
 
 def run_slow(stack: Stack) -> dict[str, Any]:
@@ -224,17 +306,22 @@ def run_garbage(stack: Stack, count: int = 400) -> dict[str, Any]:
             "log_lines_with_exc": sum('"exc"' in line for line in log.splitlines())}
 
 
+QUOTES = "CQUOTE01"
+
+
 def start_stack(tmp: Path, want_bot: bool) -> Stack:
     import http.server
 
     http.server.ThreadingHTTPServer.request_queue_size = 256  # see bench/serve.py
     redis = RedisProcess(appendonly=True, appendfsync="everysec")
     redis.start()
-    fake = FaultySlack()
+    fake = FakeSlack()
     fake.start()
+    fake.add_channel(QUOTES, is_ext_shared=False, is_shared=False)
     port = free_port()
     env = bot_env(slack_url=fake.url, redis_url=redis.url, port=port, secret=SECRET,
-                  token=fake.bot_token, workers=WORKERS, INTERNAL_TEAM_IDS=TEAM)
+                  token=fake.bot_token, workers=WORKERS, INTERNAL_TEAM_IDS=TEAM,
+                  QUOTE_CHANNEL_ID=QUOTES)
     if want_bot:
         try:
             server = ServerProcess(python_m_bot(), env, port, tmp / "bot.log").start(timeout=40)
@@ -268,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     wanted = set(args.only or [])
     try:
+        if stack.bot and (not wanted or "first" in wanted):
+            rows.append(run_first(stack, clients))
+        if stack.bot and (not wanted or "modal" in wanted):
+            rows.append(run_modal(stack, clients))
         if not wanted or "slow" in wanted:
             rows.append(run_slow(stack))
         if not wanted or "garbage" in wanted:

@@ -17,17 +17,27 @@ Usage::
     fake.stop()
 
 Every call is recorded (method, params merged from query, form and JSON body, headers).
-Messages are kept per channel so ``chat.update`` of an unknown ``ts`` fails like Slack's.
-``response_url`` posts (Bolt's ``respond()``) go to ``{base}response/<anything>`` and are
-recorded under the method name ``response_url``. Modals and file uploads (``views.open``,
-``files_upload_v2``'s three steps) are served by ``fake.files`` (``tests/fakefiles.py``).
+Messages are kept per channel, with their ``metadata``, so ``chat.update`` of an unknown ``ts``
+fails like Slack's and ``conversations.history`` / ``conversations.replies`` answer as Slack
+does (newest first, ``oldest`` and ``limit`` honoured, metadata only with
+``include_all_metadata``; shared files appear as messages with ``files``). A message's ``ts``
+is the wall clock, as Slack's is, so lookups bounded by time work. ``response_url`` posts
+(Bolt's ``respond()``) go to ``{base}response/<anything>`` and are recorded under the method
+name ``response_url``. Modals and file uploads (``views.open``, ``files_upload_v2``'s three
+steps) are served by ``fake.files`` (``tests/fakefiles.py``).
+
+Faults (``tests/fakefaults.py``), per method for a number of calls or for a window
+(``fake.mode``): 429s, 5xx pages, ``ok: false``, hangs, delays, and the two a client cannot
+see through: the work done but the connection reset (``reset_connection``), or done but
+answered too late (``late``). ``bench/faults.py`` drives the same fake.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -36,7 +46,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlparse
 
+from tests.fakefaults import Faults
 from tests.fakefiles import FakeFiles
+from tests.fakehistory import listing
 
 JSON_FIELDS = ("blocks", "view", "attachments", "metadata")
 
@@ -51,10 +63,12 @@ class Call:
     at: float = field(default_factory=time.monotonic)
     status: int = 200  # the HTTP status (429 when rate limited)
     ok: bool = True  # the body's "ok" (Slack answers errors with HTTP 200 and ok: false)
+    path: str = ""  # a response_url post: the name after /response/
 
 
-class FakeSlack:
-    """A ThreadingHTTPServer on a free port answering the Web API methods the bot uses."""
+class FakeSlack(Faults):
+    """A ThreadingHTTPServer on a free port answering the Web API methods the bot uses (its
+    faults, set with :class:`~tests.fakefaults.Faults`' methods, apply to every call)."""
 
     def __init__(
         self,
@@ -68,22 +82,30 @@ class FakeSlack:
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
         self.team_id = team_id
+        super().__init__()
         self._lock = threading.Lock()
         self._calls: list[Call] = []
         self._cond = threading.Condition(self._lock)
-        self._limits: dict[str, list[int]] = {}  # method -> [times left, retry_after]
-        self._failures: dict[str, list[Any]] = {}  # method -> [times left, error]
-        self._http_errors: dict[str, list[int]] = {}  # method -> [times left, status]
-        self._hangs: dict[str, list[float]] = {}  # method -> [times left, seconds]
-        self._delays: dict[str, list[float]] = {}  # method -> [times left, seconds]
         # method -> answer(token, params): a method another fake serves with its own token
         # check (tests/fakesocket.py answers apps.connections.open for the app-level token)
         self.routes: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {}
-        self._ts = itertools.count(1)
+        self._last_ts = 0.0
         self.users: dict[str, dict[str, Any]] = {}
         self.channels: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, dict[str, dict[str, Any]]] = {}
         self.files = FakeFiles(self)  # views.open, files.getUploadURLExternal, ...
+        complete = self.routes["files.completeUploadExternal"]
+
+        def complete_and_stamp(token: str, p: dict[str, Any]) -> dict[str, Any]:
+            """Shared files are one message of the channel (or thread): give it its ts."""
+            result = complete(token, p)
+            if result.get("ok") and p.get("channel_id"):
+                ts = self._next_ts()
+                for f in result.get("files") or []:
+                    self.files.uploads[str(f["id"])]["ts"] = ts
+            return result
+
+        self.routes["files.completeUploadExternal"] = complete_and_stamp
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -106,6 +128,8 @@ class FakeSlack:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        # A client that gave up on a late answer (or a reset) is this fake's business.
+        self._server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -144,43 +168,11 @@ class FakeSlack:
     def add_channel(self, channel_id: str, **flags: Any) -> None:
         self.channels[channel_id] = {"id": channel_id, "name": channel_id.lower(), **flags}
 
-    def rate_limit(self, method: str, times: int = 1, retry_after: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` with 429 and ``Retry-After``."""
-        with self._lock:
-            self._limits[method] = [times, retry_after]
-
-    def fail(self, method: str, error: str, times: int = 1, after: int = 0) -> None:
-        """Answer ``times`` calls of ``method`` with ``{"ok": false, "error": error}``, after
-        letting the next ``after`` calls succeed."""
-        with self._lock:
-            self._failures[method] = [times, error, after]
-
-    def http_error(self, method: str, status: int = 500, times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` with HTTP ``status`` and an HTML body
-        (what a load balancer in front of Slack answers on an outage)."""
-        with self._lock:
-            self._http_errors[method] = [times, status]
-
-    def hang(self, method: str, seconds: float, times: int = 1) -> None:
-        """Hold the next ``times`` calls of ``method`` for ``seconds`` before answering (to
-        exercise the client's timeout; the call is recorded with status 0 when it arrives)."""
-        with self._lock:
-            self._hangs[method] = [times, seconds]
-
-    def delay(self, method: str, seconds: float, times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` normally, but only after ``seconds``
-        (a slow Slack: to let another turn arrive while a post is on its way)."""
-        with self._lock:
-            self._delays[method] = [times, seconds]
-
     def reset(self) -> None:
+        """Forget the calls recorded and every fault set."""
+        self.clear_faults()
         with self._lock:
             self._calls.clear()
-            self._limits.clear()
-            self._failures.clear()
-            self._http_errors.clear()
-            self._hangs.clear()
-            self._delays.clear()
 
     # ------------------------------------------------------------------ inspection
 
@@ -262,60 +254,35 @@ class FakeSlack:
         headers = {k.lower(): v for k, v in req.headers.items()}
         path = parsed.path
         if path.startswith("/response/"):
-            call = Call("response_url", params, headers)
+            call = Call("response_url", params, headers, path=path.removeprefix("/response/"))
             self._record(call)
             self._send(req, 200, {"ok": True})
             return
         method = path.removeprefix("/api/").strip("/")
         call = Call(method, params, headers)
-        with self._lock:
-            limit = self._limits.get(method)
-            if limit and limit[0] > 0:
-                limit[0] -= 1
-                call.status = 429
-            failure = self._failures.get(method)
-            fail_error = None
-            http_error = self._http_errors.get(method)
-            http_status = None
-            if call.status == 200 and http_error and http_error[0] > 0:
-                http_error[0] -= 1
-                http_status = http_error[1]
-            hang = self._hangs.get(method)
-            hang_for = 0.0
-            if call.status == 200 and hang and hang[0] > 0:
-                hang[0] -= 1
-                hang_for = hang[1]
-            delay = self._delays.get(method)
-            delay_for = 0.0
-            if call.status == 200 and delay and delay[0] > 0:
-                delay[0] -= 1
-                delay_for = delay[1]
-            if call.status == 200 and failure and failure[2] > 0:
-                failure[2] -= 1
-            elif call.status == 200 and failure and failure[0] > 0:
-                failure[0] -= 1
-                fail_error = failure[1]
-        if delay_for:
-            time.sleep(delay_for)
-        if hang_for:
+        if self.window(method) == "slow":
+            time.sleep(self.slow_s)
+        fault = self.before(method)
+        if fault.delay_s:
+            time.sleep(fault.delay_s)
+        if fault.hang_s:
             call.status, call.ok = 0, False
             self._record(call)
-            time.sleep(hang_for)
+            time.sleep(fault.hang_s)
             with contextlib.suppress(OSError):
                 self._send(req, 200, {"ok": False, "error": "timed_out_in_fake"})
             return
-        if http_status is not None:
-            call.status, call.ok = http_status, False
+        if fault.status >= 500:
+            call.status, call.ok = fault.status, False
             self._record(call)
-            self._send_raw(req, http_status, b"<html><body>Service Unavailable</body></html>",
+            self._send_raw(req, fault.status, b"<html><body>Service Unavailable</body></html>",
                            "text/html")
             return
-        if call.status == 429:
-            call.ok = False
+        if fault.status == 429:
+            call.status, call.ok = 429, False
             self._record(call)
-            assert limit is not None
             self._send(req, 429, {"ok": False, "error": "ratelimited"},
-                       {"Retry-After": str(limit[1])})
+                       {"Retry-After": str(fault.retry_after)})
             return
         auth = headers.get("authorization", "")
         token = auth.removeprefix("Bearer ").strip() or str(params.get("token", ""))
@@ -325,15 +292,24 @@ class FakeSlack:
             self._record(call)
             self._send(req, 200, {"ok": False, "error": "invalid_auth"})
             return
-        if fail_error is not None:
+        if fault.error is not None:
             call.ok = False
             self._record(call)
-            self._send(req, 200, {"ok": False, "error": fail_error})
+            self._send(req, 200, {"ok": False, "error": fault.error})
             return
         result = route(token, params) if route else self._answer(method, params)
         call.ok = bool(result.get("ok"))
         self._record(call)
-        self._send(req, 200, result)
+        after = self.after(method)
+        if after == "reset":  # done, but the client is never told
+            req.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack("ii", 1, 0))
+            req.close_connection = True
+            return
+        if isinstance(after, float):  # done, and told too late
+            time.sleep(after)
+        with contextlib.suppress(OSError):
+            self._send(req, 200, result)
 
     def _send(self, req: BaseHTTPRequestHandler, status: int, body: dict[str, Any],
               headers: dict[str, str] | None = None) -> None:
@@ -351,7 +327,10 @@ class FakeSlack:
         req.wfile.write(data)
 
     def _next_ts(self) -> str:
-        return f"{1700000000 + next(self._ts)}.000100"
+        """The wall clock, strictly increasing (as Slack's ts are)."""
+        with self._lock:
+            self._last_ts = max(time.time(), self._last_ts + 0.000001)
+            return f"{self._last_ts:.6f}"
 
     def _answer(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
@@ -366,6 +345,8 @@ class FakeSlack:
             msg = {"ts": ts, "text": p.get("text"), "blocks": p.get("blocks"),
                    "thread_ts": p.get("thread_ts"), "user": self.bot_user_id,
                    "bot_id": self.bot_id}
+            if isinstance(p.get("metadata"), dict):
+                msg["metadata"] = p["metadata"]
             with self._lock:
                 self.messages.setdefault(channel, {})[ts] = msg
             return {"ok": True, "channel": channel, "ts": ts, "message": msg}
@@ -376,7 +357,19 @@ class FakeSlack:
                 if current is None:
                     return {"ok": False, "error": "message_not_found"}
                 current.update({"text": p.get("text"), "blocks": p.get("blocks")})
+                if isinstance(p.get("metadata"), dict):
+                    current["metadata"] = p["metadata"]
             return {"ok": True, "channel": channel, "ts": ts, "text": p.get("text")}
+        if method == "chat.delete":
+            channel, ts = str(p.get("channel", "")), str(p.get("ts", ""))
+            with self._lock:
+                if self.messages.get(channel, {}).pop(ts, None) is None:
+                    return {"ok": False, "error": "message_not_found"}
+            return {"ok": True, "channel": channel, "ts": ts}
+        if method == "conversations.history":
+            return listing(self, p, None)
+        if method == "conversations.replies":
+            return listing(self, p, str(p.get("ts", "")))
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": self._next_ts()}
         if method == "views.publish":

@@ -41,7 +41,7 @@ REDIS_COMMANDS = frozenset({
     "xadd", "xrange", "xrevrange", "xdel", "xtrim", "xlen", "xreadgroup", "xautoclaim", "xack",
     "xgroup_create", "xinfo_groups", "xpending", "lrange", "llen", "lrem", "ping", "config_get",
     "wait", "info", "cluster_slots", "cluster_shards", "script_load", "sentinel",
-    "script:cas", "script:set_meta", "script:submit", "script:audit_append",
+    "script:cas", "script:set_meta", "script:submit", "script:ack", "script:audit_append",
     "script:audit_trim", "script:recent_put", "script:other",
 })
 

@@ -58,6 +58,7 @@ def _script_names() -> dict[str, str]:
         "script:cas": getattr(store, "_CAS", None),
         "script:set_meta": getattr(store, "_SET_META", None),
         "script:submit": getattr(queue, "_SUBMIT", None),
+        "script:ack": getattr(queue, "_ACK", None),
         "script:audit_append": redisaudit.APPEND,
         "script:audit_trim": redisaudit.TRIM,
         "script:recent_put": redisaudit.RECENT_PUT,

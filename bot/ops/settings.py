@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
+    # Signs what the bot puts in its messages and reads back from clicks (block ids, button
+    # values, a form's metadata: bot/slack/cards/ids.py). Unset: derived from the signing
+    # secret (or, in Socket Mode, the bot token); set it to rotate either without making the
+    # buttons already posted unverifiable.
+    client_data_secret: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
     redis_url: str | None = None
     internal_team_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -61,6 +66,13 @@ class Settings(BaseSettings):
     hf_token: SecretStr | None = None
     hf_offline: bool = False
     hf_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    # Personal data and logs (docs/operations.md "Personal data", "Logs"): audit records older
+    # than AUDIT_RETENTION_DAYS are trimmed (dialogue/store/redisaudit.py); LOG_HASH_KEY keys
+    # the hashes of team and channel ids in turn logs (bot/ops/logs.py; default: derived from
+    # the signing secret).
+    audit_retention_days: int = Field(default=365, ge=1, le=3650,
+                                      description="days an audit record is kept")
+    log_hash_key: SecretStr | None = None
 
     @field_validator("hf_endpoint")
     @classmethod
@@ -109,8 +121,22 @@ class Settings(BaseSettings):
     @field_validator("redis_url")
     @classmethod
     def _redis_url(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"^(redis|rediss|unix)://", v):
-            raise ValueError("must start with redis://, rediss:// or unix://")
+        """One server (``redis://``, ``rediss://``, ``unix://``), Sentinel
+        (``redis+sentinel://``) or Cluster (``redis+cluster://``), read as
+        ``dialogue/store/connect.py`` reads it. The messages never quote the value."""
+        if v is None:
+            return v
+        if not re.match(r"^(?:(?:redis|rediss)(?:\+(?:sentinel|cluster))?|unix)://", v):
+            raise ValueError("must start with redis://, rediss://, unix://, redis+sentinel://"
+                             " or redis+cluster:// (rediss+ for TLS)")
+        from dialogue.store.connect import parse
+
+        try:
+            parse(v)
+        except ValueError:
+            raise ValueError("is not a Redis URL the bot can read: a Sentinel URL names its"
+                             " master (redis+sentinel://host:port,host:port/master/0), a"
+                             " cluster has only database 0") from None
         return v
 
     @field_validator("internal_team_ids", mode="before")

@@ -18,6 +18,13 @@ each for a documented reason:
   interactivity Bolt's ``actor_team_id`` falls back to ``team.id``, the workspace of the
   installation, which would make an external customer look internal (docs/slack.md §6).
 
+Every delivery has an **id** stable across Slack's retries, the durable queue's dedupe key
+(``bot/slack/listeners/deliver.py``): an event's ``event_id``, a slash command's ``trigger_id``
+(unique per invocation, so a replayed signed command is the same delivery), a click's user and
+``action_ts``, a form's view id and submitter (a view is one person's: someone else replaying
+it cannot use up theirs); a payload without its natural id (malformed, or from an older
+Slack) gets a digest of its whole body, which a retry repeats byte for byte.
+
 What can never be an answer (other bots, our own messages, edits and deletes, channel chatter
 outside a thread, a reply that mentions us, which ``app_mention`` handles) is dropped here,
 before it counts as a turn: with ``channels:history`` every message of every channel the bot
@@ -26,6 +33,8 @@ is in arrives.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -40,7 +49,7 @@ _MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 _NEW_MESSAGE_SUBTYPES = (None, "thread_broadcast", "file_share")
 
 ActionKind = Literal["answer", "change", "compare", "math", "quote", "export", "start",
-                     "home_new"]
+                     "home_new", "charts"]
 #: Modal forms the bot opens (their callback ids are in ``bot/slack/cards/ids.py``).
 ViewKind = Literal["quote"]
 ChannelType = Literal["im", "mpim", "channel", "group"]
@@ -154,6 +163,14 @@ def _str(value: Any) -> str | None:
     return str(value) if isinstance(value, str | int) and str(value) else None
 
 
+def _id(natural: str | None, kind: str, body: dict[str, Any]) -> str:
+    """``natural`` (prefixed), else a digest of the whole body (see the module docstring)."""
+    if natural:
+        return natural
+    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return f"{kind}:h:{hashlib.sha256(raw.encode('utf-8')).hexdigest()[:32]}"
+
+
 def is_dm(channel: str | None, name: Any = None) -> bool:
     """A direct message with the bot, from a payload without ``channel_type``: a slash
     command's ``channel_name`` / a click's ``channel.name`` is "directmessage"; DM ids start D."""
@@ -165,7 +182,8 @@ def command(body: dict[str, Any], context: BoltContext) -> CommandDelivery | Non
     if not user or not channel:
         return None
     return CommandDelivery(
-        id=f"cmd:{body['trigger_id']}" if _str(body.get("trigger_id")) else None,
+        id=_id(f"cmd:{body['trigger_id']}" if _str(body.get("trigger_id")) else None, "cmd",
+               body),
         team=install_team(context), user=user, actor_team=context.actor_team_id,
         channel=channel, im=is_dm(channel, body.get("channel_name")),
         text=typed(str(body.get("text") or "")), response_url=context.response_url,
@@ -178,7 +196,7 @@ def mention(body: dict[str, Any], context: BoltContext) -> MentionDelivery | Non
     if not user or not channel or not ts or event.get("bot_id"):
         return None
     return MentionDelivery(
-        id=_str(body.get("event_id")), team=install_team(context), user=user,
+        id=_id(_str(body.get("event_id")), "event", body), team=install_team(context), user=user,
         actor_team=context.actor_team_id, channel=channel, ts=ts, thread_ts=context.thread_ts,
         text=typed(_MENTION.sub(" ", str(event.get("text") or ""))),
         shared=body.get("is_ext_shared_channel") is True,
@@ -204,7 +222,7 @@ def message(body: dict[str, Any], context: BoltContext) -> MessageDelivery | Non
     if channel_type != "im" and me and f"<@{me}" in raw:
         return None  # app_mention answers it
     return MessageDelivery(
-        id=_str(body.get("event_id")), team=install_team(context), user=user,
+        id=_id(_str(body.get("event_id")), "event", body), team=install_team(context), user=user,
         actor_team=context.actor_team_id, channel=channel, channel_type=channel_type, ts=ts,
         thread_ts=context.thread_ts, text=typed(_MENTION.sub(" ", raw)),
         shared=body.get("is_ext_shared_channel") is True,
@@ -226,7 +244,7 @@ def action(body: dict[str, Any], context: BoltContext, kind: ActionKind) -> Acti
         value = option.get("value")
     action_ts = _str(clicked.get("action_ts"))
     return ActionDelivery(
-        id=f"act:{user}:{action_ts}" if action_ts else None,
+        id=_id(f"act:{user}:{action_ts}" if action_ts else None, "act", body),
         team=install_team(context), user=user,
         actor_team=_str((body.get("user") or {}).get("team_id")),
         action=kind, channel=channel,
@@ -244,7 +262,8 @@ def home_opened(body: dict[str, Any], context: BoltContext) -> HomeDelivery | No
     event = body.get("event") or {}
     if event.get("tab") not in (None, "home") or not context.user_id:
         return None
-    return HomeDelivery(id=_str(body.get("event_id")), team=install_team(context),
+    return HomeDelivery(id=_id(_str(body.get("event_id")), "event", body),
+                        team=install_team(context),
                         user=context.user_id, actor_team=context.actor_team_id)
 
 
@@ -257,7 +276,7 @@ def view_submission(body: dict[str, Any], context: BoltContext, view: ViewKind,
     if not view_id or not user:
         return None
     return ViewSubmissionDelivery(
-        id=f"view:{view_id}", team=install_team(context), user=user,
+        id=f"view:{view_id}:{user}", team=install_team(context), user=user,
         actor_team=_str((body.get("user") or {}).get("team_id")), view=view, view_id=view_id,
         metadata=str(modal.get("private_metadata") or ""), contact=contact,
     )

@@ -1,24 +1,36 @@
 """The one entry from Slack into the bot's work: :meth:`Pipeline.dispatch` of a delivery.
 
-Why one function: a listener acks, builds a typed ``Delivery`` (``bot/slack/payloads.py``)
-and hands it here; the flow is chosen by the delivery's kind (and a click's action), and
-each turn is timed, counted and logged (``bot/slack/flows/turn.py``). Deliveries are plain
-JSON, so a durable queue (a Redis stream, issue 13) can later sit between the listener and
-this call without touching the flows: the listener would record the delivery and ack; a
-consumer would call :meth:`Pipeline.dispatch` with ``payloads.parse(entry)``.
+Why one function: a listener records a typed ``Delivery`` (``bot/slack/payloads.py``) in the
+durable turn queue and acks (``bot/slack/listeners/deliver.py``); a consumer of the queue, in
+any worker, calls :meth:`Pipeline.dispatch` with ``payloads.parse(entry.payload)``
+(``bot/slack/app.py``). The flow is chosen by the delivery's kind (and a click's action), and
+each turn is timed, counted and logged (``bot/slack/flows/turn.py``).
+
+What dispatch raises is what the queue must know: ``StoreUnavailable`` (the store failed
+mid-turn) and :class:`~bot.slack.api.SlackDown` (Slack failed and what was asked is not
+settled) leave the entry pending, to be retried; the person is told once, on the first
+attempt, that their answer waits (``Face.waiting``). A retry is harmless: the dialogue records
+each delivery id inside the write that applies it, and the Web API looks for what an earlier
+attempt posted (``bot/slack/written.py``). Every other failure is a defect: logged once,
+swallowed, and the entry acknowledged.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from slack_sdk import WebClient
 
 from bot.ops.settings import Settings
-from bot.slack.api import SlackApi
+from bot.slack import work
+from bot.slack.api import SlackApi, SlackDown
+from bot.slack.cards.ids import parse_block_id
 from bot.slack.flows import actions, commands, export, home, math, mentions, messages, quote
-from bot.slack.flows.face import Face
+from bot.slack.flows import charts as chart_flow
+from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.turn import Turn, recording
+from bot.slack.keys import ConversationKey
 from bot.slack.payloads import (
     ActionDelivery,
     ActionKind,
@@ -29,7 +41,9 @@ from bot.slack.payloads import (
     MessageDelivery,
     ViewSubmissionDelivery,
 )
-from dialogue import Dialogue
+from bot.slack.storefacts import StoreFacts
+from dialogue import Dialogue, StoreUnavailable
+from dialogue.understand.language import detect
 
 ActionFlow = Callable[[Face, Turn, ActionDelivery], None]
 
@@ -39,35 +53,79 @@ ACTIONS: dict[ActionKind, ActionFlow] = {
     "compare": actions.compare,
     "start": actions.start_click,
     "math": math.run,
+    "charts": chart_flow.run,
     "quote": quote.run,
     "export": export.run,
     "home_new": home.new,
 }
 
 
+def kind_of(d: Delivery) -> str:
+    """The turn kind a delivery is counted and logged under."""
+    if isinstance(d, MessageDelivery):
+        return "dm" if d.im else "message"
+    if isinstance(d, ActionDelivery):
+        return "home" if d.action == "home_new" else "action"
+    return {"command": "command", "mention": "mention", "home_opened": "home",
+            "view_submission": "view"}[d.kind]
+
+
+def audience(face: Face, d: Delivery) -> Audience:
+    """Who to tell something about ``d`` when no flow did (an answer that waits), in the
+    language of the sizing it concerns when that can be read."""
+    if isinstance(d, CommandDelivery):
+        return Audience(d.user, d.channel, None, d.response_url, detect(d.text) or "en")
+    if isinstance(d, MentionDelivery | MessageDelivery):
+        thread = d.thread_ts
+        if isinstance(d, MessageDelivery) and d.im:
+            key = ConversationKey.dm(d.team, d.channel, d.user)
+        else:
+            key = ConversationKey.thread(d.team, d.channel, thread or d.ts, d.user)
+        return Audience(d.user, d.channel, thread, lang=face.lang_of(key))
+    if isinstance(d, ActionDelivery):
+        parsed = parse_block_id(d.block_id)
+        lang = face.lang_of(parsed[0]) if parsed else "en"
+        return Audience(d.user, d.channel, d.thread_ts or d.message_ts, lang=lang)
+    return Audience(d.user, None)
+
+
 class Pipeline:
     """Everything one app instance needs to apply a delivery."""
 
-    def __init__(self, settings: Settings, dialogue: Dialogue, client: WebClient) -> None:
-        self.face = Face(settings, dialogue, SlackApi(client))
+    def __init__(self, settings: Settings, dialogue: Dialogue, client: WebClient, *,
+                 facts: StoreFacts | None = None,
+                 backlog: Callable[[], int] | None = None) -> None:
+        self.face = Face(settings, dialogue, SlackApi(client), facts, backlog)
 
-    def dispatch(self, d: Delivery) -> None:
-        """Apply one delivery: never raises (a defect is logged once, the turn counted)."""
+    def dispatch(self, d: Delivery, attempt: work.Work | None = None) -> None:
+        """Apply one delivery (``attempt``: which try of it this is). Raises StoreUnavailable
+        and SlackDown for the queue to retry it (see the module docstring); never anything
+        else."""
+        with work.running(attempt or work.Work(delivery_id=d.id)), \
+                recording(kind_of(d)) as t:
+            # raw ids: the turn's log line writes only their keyed hashes (bot/ops/logs.py)
+            t.extra.update(team=d.team, channel=getattr(d, "channel", None))
+            try:
+                self._run(t, d)
+            except (StoreUnavailable, SlackDown) as exc:
+                if not t.told and work.current().first:
+                    # telling is best effort; the retry is what matters
+                    with contextlib.suppress(StoreUnavailable, SlackDown):
+                        self.face.waiting(t, audience(self.face, d),
+                                          store=isinstance(exc, StoreUnavailable))
+                raise
+
+    def _run(self, t: Turn, d: Delivery) -> None:
+        face = self.face
         if isinstance(d, CommandDelivery):
-            with recording("command") as t:
-                commands.run(self.face, t, d)
+            commands.run(face, t, d)
         elif isinstance(d, MentionDelivery):
-            with recording("mention") as t:
-                mentions.run(self.face, t, d)
+            mentions.run(face, t, d)
         elif isinstance(d, MessageDelivery):
-            with recording("dm" if d.im else "message") as t:
-                messages.run(self.face, t, d)
+            messages.run(face, t, d)
         elif isinstance(d, ActionDelivery):
-            with recording("home" if d.action == "home_new" else "action") as t:
-                ACTIONS[d.action](self.face, t, d)
+            ACTIONS[d.action](face, t, d)
         elif isinstance(d, HomeDelivery):
-            with recording("home") as t:
-                home.opened(self.face, t, d)
+            home.opened(face, t, d)
         elif isinstance(d, ViewSubmissionDelivery):
-            with recording("view") as t:
-                quote.submit(self.face, t, d)
+            quote.submit(face, t, d)

@@ -13,6 +13,14 @@ answer saved and leaves the message to the starter (the two orders of "record ts
 ts" cover each other, so one of them always shows the newest state). A ``posting`` older than
 :data:`POSTING_GRACE_S` is a starter that died: the next turn posts the question itself, as
 it does after a post Slack refused (state ``failed``).
+
+The message carries its own id (``sizing:<conversation>:<gen>``, ``bot/slack/written.py``), so
+whoever posts it after an attempt whose outcome is unknown (state ``posting``: a starter that
+died or was put off) first looks for it. ``gen`` grows only when the message cannot be updated
+any more (deleted, too old): a new one is posted, and the old ones wait in ``retire`` until
+Slack lets the bot mark them superseded, so a sizing never shows two live questions.
+``poster`` is the delivery that started the sizing: its own retry is not "someone else
+posting".
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.slack.keys import ConversationKey
-from dialogue import Conversation, Dialogue, StoreUnavailable
+from dialogue import Conversation, Dialogue
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +67,19 @@ class Placement(BaseModel):
     actor_team: str | None = None  # the starter's own team, as the payload said
     shared: bool = False  # started in a Slack Connect (shared) channel
     math: MathPost | None = None
+    gen: int = 0  # which message of the sizing is its live one (see the module docstring)
+    retire: tuple[str, ...] = ()  # older messages of the sizing still to mark superseded
+    poster: str | None = None  # the delivery that started the sizing (it posts the question)
 
     @classmethod
     def new(cls, key: ConversationKey, *, surface: Surface, actor_team: str | None,
-            shared: bool) -> Placement:
+            shared: bool, poster: str | None = None) -> Placement:
         return cls(channel=key.channel, root=key.root, surface=surface, actor_team=actor_team,
-                   shared=shared, since=time.time())
+                   shared=shared, since=time.time(), poster=poster)
+
+    def posted_by(self, delivery_id: str | None) -> bool:
+        """``delivery_id`` is the delivery that started the sizing (and posts its question)."""
+        return delivery_id is not None and delivery_id == self.poster
 
     @property
     def being_posted(self) -> bool:
@@ -74,6 +89,16 @@ class Placement(BaseModel):
     def posted(self, channel: str, ts: str) -> Placement:
         return self.model_copy(update={"channel": channel, "ts": ts, "shown": "shown",
                                        "since": time.time()})
+
+    def replaced(self, channel: str, ts: str) -> Placement:
+        """A new message of the sizing (the live one could not be updated): the old one waits
+        in ``retire`` to be marked superseded."""
+        old = (self.ts,) if self.ts and self.ts != ts else ()
+        return self.posted(channel, ts).model_copy(update={
+            "gen": self.gen + 1, "retire": tuple(dict.fromkeys(self.retire + old))})
+
+    def retired(self, done: set[str]) -> Placement:
+        return self.model_copy(update={"retire": tuple(t for t in self.retire if t not in done)})
 
     def failed(self) -> Placement:
         return self.model_copy(update={"shown": "failed", "since": time.time()})
@@ -95,17 +120,12 @@ def of(conv: Conversation | None) -> Placement | None:
 
 
 def load(dialogue: Dialogue, key: ConversationKey) -> Placement | None:
-    """Read the placement fresh from the store (None when absent or unreachable)."""
-    try:
-        return of(dialogue.load(key.format()))
-    except StoreUnavailable:
-        return None
+    """Read the placement fresh from the store (None when absent); raises StoreUnavailable,
+    so a turn that cannot know where its message is waits and is retried."""
+    return of(dialogue.load(key.format()))
 
 
-def save(dialogue: Dialogue, key: ConversationKey, placement: Placement) -> bool:
-    """Record ``placement`` with the conversation (its version does not change)."""
-    try:
-        dialogue.update_meta(key.format(), placement.as_meta())
-    except StoreUnavailable:
-        return False
-    return True
+def save(dialogue: Dialogue, key: ConversationKey, placement: Placement) -> None:
+    """Record ``placement`` with the conversation (its version does not change); raises
+    StoreUnavailable (the turn is retried: the message it posted is found again by its id)."""
+    dialogue.update_meta(key.format(), placement.as_meta())

@@ -89,6 +89,11 @@ class Store(Protocol):
         delivery (a turn retried after its worker died) keeps the claim it won."""
         ...
 
+    def release(self, token: str, holder: str) -> bool:
+        """Give up a claim ``holder`` won, so the next caller may take it (what it guarded
+        did not happen after all); False if the claim is gone or someone else's."""
+        ...
+
     def set_meta(self, key: str, meta: dict[str, str]) -> bool:
         """Set face metadata on an existing conversation; False if there is none."""
         ...

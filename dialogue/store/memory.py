@@ -110,6 +110,13 @@ class MemoryStore:
                 self._holders.pop(token, None)
             return True
 
+    def release(self, token: str, holder: str) -> bool:
+        with self._lock:
+            if self._holders.get(token) != holder or self._claims.get(token, 0) <= self._clock():
+                return False
+            del self._claims[token], self._holders[token]
+            return True
+
     def set_meta(self, key: str, meta: dict[str, str]) -> bool:
         with self._lock:
             item = self._live(key, self._clock())

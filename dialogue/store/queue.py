@@ -23,6 +23,8 @@ Guarantees (the in-memory :class:`dialogue.store.memqueue.MemoryTurnQueue` gives
   from a consumer idle for ``min_idle_ms`` (``XAUTOCLAIM``). A consumer acknowledges an entry
   (``XACK``) only after its turn was applied; the turn's own idempotence (the delivery id
   recorded inside the conversation's write, ``dialogue/store/base.py``) makes a replay a no-op.
+* **Gone once applied.** ``ack`` deletes the entry with its acknowledgement (``XACK`` and
+  ``XDEL`` in one script): the typed text of a turn is kept only until the turn is applied.
 * **Bounded, never by dropping.** The stream is trimmed only below the oldest entry some group
   still needs (its smallest pending id, or past its last delivered id): ``XTRIM MINID``, never
   ``MAXLEN``, which would drop unconsumed entries. When the backlog itself reaches ``maxlen``,
@@ -156,6 +158,13 @@ redis.call('SET', KEYS[2], id, 'EX', ARGV[3])
 return {1, id}
 """
 
+# KEYS: stream. ARGV: group, entry id. Acknowledges, then deletes the entry; returns XACK's count.
+_ACK = """
+local n = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('XDEL', KEYS[1], ARGV[2])
+return n
+"""
+
 
 def _s(v: Any) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
@@ -185,6 +194,7 @@ class RedisTurnQueue:
         self.stream = f"{{{prefix}:turns}}"
         self.maxlen = maxlen
         self._submit = self.client.register_script(_SUBMIT)
+        self._ack = self.client.register_script(_ACK)
         self._group_ready = False
 
     def _marker(self, delivery_id: str) -> str:
@@ -264,8 +274,12 @@ class RedisTurnQueue:
         return out
 
     def ack(self, entry_id: str) -> bool:
+        """Acknowledge and delete the entry in one transaction: what a person typed stays in
+        the stream only while a turn still needs it (it is not personal data kept for the
+        audit, and ``python -m bot audit purge`` could not reach it otherwise). Deleting an
+        entry the group already delivered keeps the group's ``lag`` valid."""
         with guard():
-            return bool(self.client.xack(self.stream, GROUP, entry_id))
+            return bool(self._ack(keys=[self.stream], args=[GROUP, entry_id]))
 
     def backlog(self) -> int:
         """Pending entries plus those never delivered (the group's lag)."""

@@ -119,6 +119,11 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 
+# KEYS: claim. ARGV: holder. Deletes the claim only while that holder holds it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 _SET_META = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], 'm:' .. ARGV[i], ARGV[i + 1]) end
@@ -154,6 +159,7 @@ class RedisStore:
         self.audit_maxlen = audit_maxlen
         self._cas = self.client.register_script(_CAS)
         self._set_meta = self.client.register_script(_SET_META)
+        self._release = self.client.register_script(_RELEASE)
         self.audit = RedisAudit(self.link, prefix, maxlen=audit_maxlen,
                                 retention_days=audit_retention_days)
 
@@ -242,6 +248,11 @@ class RedisStore:
             if holder is None:
                 return False
             return _s(self.client.get(name) or b"") == holder
+
+    def release(self, token: str, holder: str) -> bool:
+        """Delete the claim only if ``holder`` still holds it (compare and delete, atomic)."""
+        with guard():
+            return bool(self._release(keys=[f"{self.prefix}:claim:{token}"], args=[holder]))
 
     def set_meta(self, key: str, meta: dict[str, str]) -> bool:
         args: list[str] = []

@@ -1,8 +1,10 @@
 """Serve the real Bolt app over real HTTP for end-to-end tests, and drive conversations.
 
 ``BotServer`` wraps ``create_app`` in Bolt's WSGI adapter on a threading wsgiref server on a
-free port, pointed at the fake Slack (``SLACK_API_URL``) and a throwaway Redis. Helpers read
-what the bot posted from the fake and click the buttons it rendered, the way a person would.
+free port, pointed at the fake Slack (``SLACK_API_URL``) and a throwaway Redis, with the app's
+turn consumers running (``make_consumer``), as a worker of the real server has them. Helpers
+read what the bot posted from the fake and click the buttons it rendered, the way a person
+would.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot.ops.settings import Settings
 from bot.slack import blockkit, placement
-from bot.slack.app import create_app
+from bot.slack.app import create_app, make_consumer
 from bot.slack.cards import ids
 from bot.slack.cards.words import Words
 from bot.slack.placement import Placement
@@ -78,10 +80,15 @@ class BotServer:
         self.fake = fake
         self.settings = settings_for(fake, redis_url, **overrides)
         self.app = create_app(self.settings)
+        self.consumer = make_consumer(self.app, self.settings)
+        assert self.consumer is not None
+        self.consumer.block_ms = 50  # a test stops its workers at once (production: 500 ms)
+        self.consumer.start()
         handler = SlackRequestHandler(self.app)
         self.server = make_server("127.0.0.1", 0, handler, server_class=_ThreadingWSGIServer,
                                   handler_class=_QuietHandler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
         port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{port}/slack/events"
@@ -90,6 +97,7 @@ class BotServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+        self.consumer.stop(10)
         executor = getattr(self.app, "_listener_runner", None)
         pool = getattr(executor, "listener_executor", None)
         if pool is not None:
@@ -207,7 +215,7 @@ def click_to_card(
     raise AssertionError("no card after max_turns clicks")
 
 
-def home_click(bot: BotServer, user: str = REP) -> None:
+def home_click(bot: BotServer, user: str = REP, expect: int = 200) -> None:
     """A block_actions payload from the Home tab: the container is the view, no channel."""
     payload = {
         "type": "block_actions",
@@ -226,7 +234,7 @@ def home_click(bot: BotServer, user: str = REP) -> None:
                      "text": {"type": "plain_text", "text": "New sizing", "emoji": True}}],
     }
     status, _ = bot.client.post_action(payload)
-    assert status == 200
+    assert status == expect
 
 
 def stored_conversations(bot: BotServer) -> dict[str, dict[str, Any]]:

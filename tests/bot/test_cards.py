@@ -103,8 +103,8 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     dialogue: Dialogue,
 ) -> None:
     """Start over and Change come from the nav's kind and slot; every word is French."""
-    reply = dialogue.start(KEY.format(), "nous voulons llama 3.1 70b pour 64 utilisateurs, "
-                           "contexte 8k, sans objectif", owner="UREP0001")
+    reply = dialogue.start(KEY.format(), "nous voulons llama 3.1 70b en inférence pour 64 "
+                           "utilisateurs, contexte 8k, sans objectif", owner="UREP0001")
     assert reply.kind == "result" and reply.language == "fr"
     message = valid(cards.render(reply, KEY))
     (row,) = [b for b in message["blocks"] if b["type"] == "actions"]
@@ -125,9 +125,9 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     # the GPU on the card is not offered for comparison
     assert rec.gpu not in [o["value"] for o in by_id[ids.A_COMPARE]["options"]]
     # what the bot assumed or defaulted is marked on the card
-    assumed = next(a for a in reply.answers if a.source == "assumed")
-    assert FR.md(msg("slack.answers.assumed", label=assumed.label,
-                     shown=assumed.shown)) in texts(message)
+    defaulted = next(a for a in reply.answers if a.source == "default")
+    assert FR.md(msg("slack.answers.default", label=defaulted.label,
+                     shown=defaulted.shown)) in texts(message)
     # the math and the quote summary speak the conversation's language too
     math = valid(math_message(rec, FR))
     assert math["blocks"][0]["text"]["text"] == FR.plain(

@@ -13,7 +13,7 @@ from PIL import Image
 
 from bot import charts as bot_charts
 from bot.slack.cards import ids
-from bot.slack.cards.result import A_CHARTS
+from bot.slack.cards.ids import A_CHARTS
 from engine.wording import msg
 from tests.bot.harness import (
     COLLEAGUE,

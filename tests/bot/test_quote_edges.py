@@ -148,6 +148,26 @@ def test_retries_and_double_submits_give_one_request(bot: BotServer, fake: FakeS
     assert len(summaries(fake)) == 1 and len(fake.calls("files.completeUploadExternal")) == 1
 
 
+def test_a_summary_slack_refused_does_not_block_the_next_form(
+    bot: BotServer, fake: FakeSlack
+) -> None:
+    """Sales never got the first request: the person is told so, and their next form is
+    applied (never "already with our sales team")."""
+    root, q_ts, card = finished_card(bot, fake)
+    no_copy = {**GOOD, B_COPY: False}
+    view = open_form(bot, card, user=REP, ts=q_ts, root=root, channel=SALES)
+    fake.fail("chat.postMessage", "channel_not_found")  # the summary, refused for good
+    submit(bot, view, no_copy, user=REP)
+    (note,) = fake.wait_for("chat.postEphemeral", 1)
+    assert note.params["text"] == said("slack.quote_unreachable")
+    again = open_form(bot, card, user=REP, ts=q_ts, root=root, channel=SALES)
+    submit(bot, again, no_copy, user=REP)
+    fake.wait_for("files.completeUploadExternal", 1)
+    (_, second) = fake.wait_for("chat.postEphemeral", 2)
+    assert second.params["text"] != said("slack.quote_already")
+    assert len([c for c in summaries(fake) if c.ok]) == 1
+
+
 def test_a_form_for_a_changed_sizing_sends_nothing_and_keeps_what_was_typed(
     bot: BotServer, fake: FakeSlack
 ) -> None:
@@ -210,9 +230,10 @@ def test_slack_refusing_the_form_or_the_upload_is_told_and_never_logged_raw(
     click_element(bot, card, ids.A_QUOTE, user=REP, ts=q_ts, root=root)
     (note,) = fake.wait_for("chat.postEphemeral", 1)
     assert note.params["text"] == said("slack.quoting.form_failed")
-    # the upload of the brief fails: the summary is there, the requester is still told
+    # Slack refuses to share the brief: the summary is there, the requester is still told
+    # (a passing failure of the upload is retried instead: tests/bot/test_written.py)
     view = open_form(bot, card, user=REP, ts=q_ts, root=root, channel=SALES)
-    fake.files.fail_uploads(1)
+    fake.fail("files.completeUploadExternal", "restricted_action")
     submit(bot, view, {**GOOD, B_COPY: False}, user=REP)
     fake.wait_for("chat.postMessage", 1, where=lambda c: c.params.get("channel") == QUOTES)
     (_, told) = fake.wait_for("chat.postEphemeral", 2)

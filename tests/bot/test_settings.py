@@ -112,3 +112,20 @@ def test_app_token_without_bot_token_is_named(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-abc")
     with pytest.raises(SettingsError, match="SLACK_BOT_TOKEN"):
         load_settings()
+
+
+def test_redis_url_takes_sentinel_and_cluster_and_never_echoes_a_bad_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for url in ("redis+sentinel://:pw@10.0.0.1:26379,10.0.0.2:26379/mymaster/0",
+                "rediss+sentinel://10.0.0.1:26379/mymaster", "redis+cluster://n1:7000,n2:7000",
+                "rediss://:pw@redis.internal:6380/2", "unix:///run/redis.sock"):
+        assert Settings(redis_url=url).redis_url == url
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "s")
+    for bad in ("mysql://SUPERSECRETVALUE@db/0", "redis+sentinel://:SUPERSECRETVALUE@h:1",
+                "redis+cluster://:SUPERSECRETVALUE@n1:7000/3", "SUPERSECRETVALUE"):
+        monkeypatch.setenv("REDIS_URL", bad)
+        with pytest.raises(SettingsError) as err:
+            load_settings()
+        assert "REDIS_URL" in str(err.value) and "SUPERSECRETVALUE" not in str(err.value)

@@ -59,7 +59,7 @@ def test_an_answer_typed_while_the_question_is_being_posted_is_shown(
     (doc,) = stored_conversations(bot).values()
     assert doc["answers"]["concurrency"] == 64
     # the one message shows the sizing as it is now: its buttons carry the current version
-    _until(lambda: f"gs1|{doc['version']}|" in json.dumps(message(fake, SALES, q_ts)))
+    _until(lambda: f"gs2|{doc['version']}|" in json.dumps(message(fake, SALES, q_ts)))
     fake.quiet(0.3)
     assert len(fake.calls("chat.postMessage")) == 1
     assert not fake.calls("chat.postEphemeral")
@@ -82,8 +82,8 @@ def test_a_sizing_held_in_french(bot: BotServer, fake: FakeSlack) -> None:
     """The opening's language is the conversation's: the card, its buttons, and the notes
     sent to someone else who clicks, all in French."""
     ev = message_event(user=REP, channel=DM, channel_type="im",
-                       text="nous voulons llama 3.1 70b pour 64 utilisateurs, contexte 8k, "
-                            "sans objectif")
+                       text="nous voulons llama 3.1 70b en inférence pour 64 utilisateurs, "
+                            "contexte 8k, sans objectif")
     bot.client.post_event(event_envelope(ev))
     fake.wait_for("chat.postMessage", 1)
     q_ts = next(iter(fake.messages[DM]))

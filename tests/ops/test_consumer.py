@@ -27,12 +27,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # A worker that takes turns and dies (SIGKILL from the test) while it holds them.
 _DOOMED = textwrap.dedent("""
-    import sys, time
+    import sys, threading, time
     from bot.ops.consumer import TurnConsumer
     from dialogue.store.queue import RedisTurnQueue
     q = RedisTurnQueue(sys.argv[1])
+    said = threading.Lock()  # one whole line per turn: the threads print at once
     def handle(entry):
-        print(entry.delivery_id, flush=True)
+        with said:
+            sys.stdout.write(entry.delivery_id + "\\n")
+            sys.stdout.flush()
         time.sleep(3600)  # mid-turn, forever
     TurnConsumer(q, handle, name="doomed", threads=3).start()
     time.sleep(3600)
@@ -148,3 +151,64 @@ def test_the_front_runs_the_consumers_and_drains_them(redis_url: str) -> None:
     assert [m["type"] for m in sent] == ["lifespan.startup.complete",
                                          "lifespan.shutdown.complete"]
     assert q.backlog() == 0
+
+
+def test_an_entry_put_off_is_retried_later_while_new_ones_go_on(redis_url: str) -> None:
+    """``Later`` (Slack or the store failing for a while) keeps the entry pending and retries
+    it after a back-off; the same thread meanwhile takes the entries behind it."""
+    from bot.ops.consumer import Later
+
+    q = RedisTurnQueue(redis_url)
+    q.submit("waits", "x")
+    q.submit("next", "y")
+    tries: list[tuple[str, float]] = []
+
+    def handle(entry: Entry) -> None:
+        tries.append((entry.delivery_id, time.monotonic()))
+        if entry.delivery_id == "waits" and sum(d == "waits" for d, _ in tries) < 3:
+            raise Later("slack is down")
+
+    consumer = TurnConsumer(q, handle, name="c", threads=1, sweep_s=5.0, block_ms=50)
+    consumer.start()
+    try:
+        _wait(lambda: q.backlog() == 0)
+    finally:
+        consumer.stop(5)
+    order = [d for d, _ in tries]
+    assert order.count("waits") == 3 and order.count("next") == 1
+    assert order.index("next") < len(order) - 1  # not stuck behind the entry put off
+    waits = [t for d, t in tries if d == "waits"]
+    assert waits[2] - waits[1] >= waits[1] - waits[0] > 0.1  # backing off
+
+
+def test_a_live_workers_long_turn_is_not_taken_over(redis_url: str) -> None:
+    """A turn longer than ``min_idle_ms`` stays with its (live) consumer: the heartbeat keeps
+    its pending entry fresh, so another worker's sweep does not take it (two workers on one
+    turn could both post). Only a dead worker's entries grow idle (the test above)."""
+    q = RedisTurnQueue(redis_url)
+    q.submit("long", "x")
+    seen: list[str] = []
+    lock = threading.Lock()
+
+    def slow(entry: Entry) -> None:
+        with lock:
+            seen.append(f"a:{entry.delivery_id}")
+        time.sleep(2.0)  # four times min_idle
+
+    def other(entry: Entry) -> None:
+        with lock:
+            seen.append(f"b:{entry.delivery_id}")
+
+    a = TurnConsumer(q, slow, name="a", threads=1, min_idle_ms=500, sweep_s=0.1,
+                     block_ms=50, heartbeat_s=0.1)
+    a.start()
+    _wait(lambda: seen == ["a:long"])
+    b = TurnConsumer(q, other, name="b", threads=1, min_idle_ms=500, sweep_s=0.1,
+                     block_ms=50, heartbeat_s=0.1)
+    b.start()
+    try:
+        _wait(lambda: q.backlog() == 0, timeout=10)
+    finally:
+        a.stop(5)
+        b.stop(5)
+    assert seen == ["a:long"]

@@ -94,12 +94,21 @@ class Prefill:
                    copy_requested=contact.copy_requested)
 
 
+def _signed(key: str, version: object, lang: object) -> str:
+    return f"quote|{key}|{version}|{lang}"
+
+
 def encode_metadata(key: ConversationKey, version: int, lang: Lang) -> str:
-    return json.dumps({"k": key.format(), "v": version, "l": lang}, separators=(",", ":"))
+    """The form's private metadata: the sizing, its version and the language, signed by the
+    server (``bot/slack/cards/ids.py``): a forged form names nothing the server did not."""
+    return json.dumps({"k": key.format(), "v": version, "l": lang,
+                       "s": ids.sign(_signed(key.format(), version, lang))},
+                      separators=(",", ":"))
 
 
 def parse_metadata(raw: str | None) -> Metadata | None:
-    """The metadata written by :func:`encode_metadata`, or None for anything else."""
+    """The metadata written by :func:`encode_metadata`, or None for anything else (unsigned,
+    forged, malformed)."""
     try:
         data = json.loads(raw or "")
     except ValueError:
@@ -110,6 +119,8 @@ def parse_metadata(raw: str | None) -> Metadata | None:
     version, lang = data.get("v"), data.get("l")
     if key is None or not isinstance(version, int) or isinstance(version, bool) \
             or not _VERSION.fullmatch(str(version)) or lang not in LANGS:
+        return None
+    if not ids.verify(_signed(key.format(), version, lang), data.get("s")):
         return None
     return Metadata(key=key, version=version, lang="fr" if lang == "fr" else "en")
 

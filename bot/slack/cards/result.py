@@ -5,8 +5,9 @@ Buttons: **Start over** and **Change an answer** come from the reply's typed nav
 ``restart`` nav and the ``change`` navs with their slot); a click sends the nav's ``value``,
 the text a person could type for the same effect, so clicks and typing share one path.
 **Compare with another GPU** lists the catalog's GPUs (vendor-built first) but the one shown.
-**Show the math**, **Request a formal quote** and the overflow menu's **Export brief** (vendor
-team only) act on the result the card shows (its version is in the block id).
+**Show the math**, **Show the charts**, **Request a formal quote** and the overflow menu's
+**Export brief** (vendor team only) act on the result the card shows (its version is in the
+block id).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def card_message(reply: Reply, key: ConversationKey, w: Words) -> Payload:
         parts.select(w.plain(msg("slack.button.compare")), ids.A_COMPARE,
                      compare_options(rec.gpu, w)),
         parts.button(w.plain(msg("slack.button.math")), ids.A_MATH, "math"),
+        parts.button(w.plain(msg("slack.button.charts")), ids.A_CHARTS, "charts"),
         parts.button(w.plain(msg("slack.button.quote")), ids.A_QUOTE, "quote", "primary"),
         parts.overflow(ids.A_EXPORT, [(w.plain(msg("slack.button.export")), "export")]),
     ], ids.block_id(reply.version, key, 0)))

@@ -3,9 +3,15 @@
 The dialogue loads, dedupes (the delivery id is recorded inside its atomic write),
 compare-and-sets and answers with plain data; this module turns what it raised or returned
 into what the person sees: the question message updated in place (``show``), or a private
-note saying why nothing changed (someone else's sizing, a stale click, a concurrent answer,
-the store down, a defect). A typed message in a thread that is not its author's sizing is
-not an answer at all, so it is silently ignored rather than refused.
+note saying why nothing changed (someone else's sizing, a concurrent answer, a defect). A
+typed message in a thread that is not its author's sizing is not an answer at all, so it is
+silently ignored rather than refused.
+
+A click on a message that is behind (issue 13, item 3: an update that never landed, or an
+older message of the sizing) changes nothing but brings that message to the current state
+and says so privately; a delivery already applied (a replay of a turn whose worker died
+before its update) shows the current state too. The store down mid-turn raises: the queue
+retries the turn (``bot/slack/flows/face.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import replace
 
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Audience, Face
-from bot.slack.flows.show import counted, show
+from bot.slack.flows.show import counted, reconcile, show
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
 from dialogue import Conflict, Duplicate, NotOwner, Reply, StoreUnavailable
@@ -45,10 +51,13 @@ def not_owner(face: Face, t: Turn, key: ConversationKey, owner: str, aud: Audien
               owner=Words(aud.lang).user(owner))
 
 
-def refused(face: Face, t: Turn, exc: Exception, key: ConversationKey, aud: Audience) -> None:
-    """Say why a turn the dialogue refused changed nothing."""
+def refused(face: Face, t: Turn, exc: Exception, key: ConversationKey, aud: Audience,
+            message_ts: str | None = None) -> None:
+    """Say why a turn the dialogue refused changed nothing (a replay shows the current state;
+    the store down raises, for the queue to retry the turn)."""
     if isinstance(exc, Duplicate):
         t.outcome = "duplicate"
+        reconcile(face, key, aud, message_ts)
     elif isinstance(exc, NotOwner):
         not_owner(face, t, key, exc.owner, aud)
     elif isinstance(exc, Conflict):
@@ -72,7 +81,7 @@ def answer(face: Face, t: Turn, key: ConversationKey, text: str, aud: Audience, 
             not_owner(face, t, key, exc.owner, aud)
         return None
     except (Duplicate, Conflict, StoreUnavailable) as exc:
-        refused(face, t, exc, key, aud)
+        refused(face, t, exc, key, aud, message_ts)
         return None
     except Exception:  # a dialogue defect must not leave the person without an answer
         face.failed(t, aud)
@@ -82,7 +91,8 @@ def answer(face: Face, t: Turn, key: ConversationKey, text: str, aud: Audience, 
     if stale(reply, version):
         t.outcome = "conflict"
         t.extra["stale"] = True
-        face.tell(aud, msg("slack.stale"))
+        caught_up = reconcile(face, key, aud, message_ts)
+        face.tell(aud, msg("slack.behind" if caught_up else "slack.stale"))
         return None
     show(face, key, reply, aud, message_ts)
     counted(reply)

@@ -5,13 +5,15 @@ The command words exist in English and French (``slack.words.*`` in
 ``bot/messages/slack.*.toml``, comma-separated): whichever language a word belongs to is the
 language of the answer. Anything else is the opening of a sizing (``/gpu-sizing llama 3.1
 70b inference 64 users``), read by the dialogue. ``post`` and ``status`` are internal-only
-(``bot/slack/access.py``, confirmed with ``users.info``).
+(``bot/slack/access.py``, confirmed with ``users.info``); ``status`` says what the store
+keeps across a crash (``bot/slack/storefacts.py``) and how many turns wait in the queue.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
+from bot.slack import written
 from bot.slack.cards.start import start_message
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Audience, Face
@@ -45,16 +47,27 @@ def which(word: str, *names: str) -> tuple[str, Lang] | None:
 
 
 def status(face: Face) -> Message:
-    """Internal diagnostics for the vendor's team: mode, store, quote channel, teams."""
+    """Internal diagnostics for the vendor's team: mode, store (reachable, and what it keeps
+    across a crash), the turn queue's backlog, where quote requests go, internal teams."""
+    up, kept = face.facts.check()
     try:
         face.dialogue.recent("-", limit=1)
         store = msg("slack.status.reachable")
     except StoreUnavailable:
         store = msg("slack.status.unreachable")
+        up = False
+    if up is False:
+        store = msg("slack.status.unreachable")
+    try:
+        waiting = max(0, face.backlog() - 1)  # besides this command, itself a queued turn
+    except StoreUnavailable:
+        waiting = 0
     mode, teams = face.settings.mode, len(face.settings.internal_teams)
+    common = {"mode": mode, "store": store, "kept": msg(f"slack.status.kept.{kept}"),
+              "waiting": waiting, "teams": teams}
     if face.settings.quote_channel_id:
-        return msg("slack.status.line", mode=mode, store=store, teams=teams)
-    return msg("slack.status.line_unset", mode=mode, store=store, teams=teams)
+        return msg("slack.status.line", **common)
+    return msg("slack.status.line_unset", **common)
 
 
 def run(face: Face, t: Turn, d: CommandDelivery) -> None:
@@ -71,7 +84,8 @@ def run(face: Face, t: Turn, d: CommandDelivery) -> None:
             t.outcome = "forbidden"
             face.tell(aud, msg("slack.refused"))
         elif found[0] == "post":
-            posted = face.api.post(d.channel, start_message(d.user, Words(aud.lang)))
+            posted = face.api.post(d.channel, start_message(d.user, Words(aud.lang)),
+                                   mid=written.message_id("start", d.id))
             t.outcome = "question" if posted else "error"
             if not posted:
                 face.tell(aud, face.cannot_post(msg("slack.what.start_not_posted")))

@@ -10,12 +10,14 @@ this is for the vendor's team. The clicker's team is confirmed with ``users.info
 Like the other card buttons it acts only on the result the card shows
 (``bot/slack/flows/result.py``). A double click uploads once: a short claim per person and
 result (``Store.claim``) expires soon enough to let a later export of the same card through,
-since exporting twice on purpose is harmless.
+since exporting twice on purpose is harmless. The claim is held by the click's delivery id,
+so a retry of that click (put off while Slack failed) still uploads, once: the upload is
+found again by its file names (``bot/slack/api.py``).
 """
 
 from __future__ import annotations
 
-from bot.brief import Requester, build_brief
+from bot.brief import Requester, brief_charts, build_brief
 from bot.slack import placement
 from bot.slack.cards.ids import parse_block_id
 from bot.slack.cards.words import Words
@@ -45,10 +47,10 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     key, aud, rec = found.key, found.aud, found.rec
     try:
         first = face.dialogue.store.claim(
-            f"export:{key.format()}:{found.conv.version}:{d.user}", DOUBLE_CLICK_S)
+            f"export:{key.format()}:{found.conv.version}:{d.user}", DOUBLE_CLICK_S,
+            holder=d.id)
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if not first:
         t.outcome = "duplicate"
         face.tell(aud, msg("slack.export.already"))
@@ -58,7 +60,7 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
                       channel=where.channel if where else key.channel,
                       shared=(where.shared if where else False) or d.shared, key=key.format())
     brief = build_brief(rec, found.reply.answers, lang=aud.lang, purpose="export",
-                        requester=facts)
+                        requester=facts, charts=brief_charts(found.reply, aud.lang))
     w = Words(aud.lang)
     dm = face.api.open_dm(d.user)
     if dm is None or not briefs.send(face, dm, brief,

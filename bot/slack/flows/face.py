@@ -6,20 +6,28 @@ signature is ``(face, turn, delivery)`` rather than eleven arguments. What a per
 goes through :meth:`Face.tell`: a slash command's ``response_url`` when there is one (it
 works where the bot cannot post), else an ephemeral message; and every "Slack refused" is
 worded by :meth:`Face.cannot_post`, which tells "invite me" from "Slack is down".
+
+When a turn must wait (the store or Slack is failing: the queue keeps the delivery and retries
+it, ``bot/ops/consumer.py``), the person is told once, on the first attempt, and told the
+truth: "nothing was lost" only when the store keeps what it is given across a crash
+(``bot/slack/storefacts.py``); otherwise what may be lost (:meth:`Face.waits`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from bot.ops.settings import Settings
-from bot.slack import cards
+from bot.slack import cards, work
 from bot.slack.access import Access
 from bot.slack.api import SlackApi
 from bot.slack.cards.notes import note_message
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
+from bot.slack.storefacts import StoreFacts
 from dialogue import Conversation, Dialogue, StoreUnavailable
 from engine.units import Lang
 from engine.wording import Message, msg
@@ -53,11 +61,15 @@ def finished(conv: Conversation | None) -> bool:
 class Face:
     """Settings, dialogue, Web API and access policy for one app instance."""
 
-    def __init__(self, settings: Settings, dialogue: Dialogue, api: SlackApi) -> None:
+    def __init__(self, settings: Settings, dialogue: Dialogue, api: SlackApi,
+                 facts: StoreFacts | None = None,
+                 backlog: Callable[[], int] | None = None) -> None:
         self.settings = settings
         self.dialogue = dialogue
         self.api = api
         self.access = Access(settings.internal_teams, api)
+        self.facts = facts or StoreFacts(None)
+        self.backlog = backlog or (lambda: 0)
 
     def lang_of(self, key: ConversationKey, default: Lang = "en") -> Lang:
         """The language of the sizing at ``key`` (``default`` when it is gone or unreadable),
@@ -83,10 +95,27 @@ class Face:
         if aud.channel:
             self.api.ephemeral(aud.channel, aud.user, note, aud.thread)
 
-    def store_down(self, t: Turn, aud: Audience) -> None:
-        """The store is unreachable (the ack already went to Slack): count it, say so."""
+    def store_down(self, t: Turn, aud: Audience) -> NoReturn:
+        """The store is unreachable mid-turn: count it, tell the person once, and raise, so the
+        queue keeps the delivery and the turn is retried when the store is back."""
         t.store_down()
-        self.tell(aud, msg("slack.store_down", why=msg("dialogue.failure.store_down")))
+        self.waiting(t, aud, store=True)
+        raise StoreUnavailable("store unreachable during a turn")
+
+    def waits(self, *, store: bool) -> Message:
+        """What to say when an answer waits for the store (``store``) or for Slack: true to
+        what the store keeps across a crash."""
+        if not store:
+            return msg("slack.waits.slack")
+        kind = self.facts.persistence()
+        return msg(f"slack.waits.store_{'unknown' if kind == 'memory' else kind}")
+
+    def waiting(self, t: Turn, aud: Audience, *, store: bool) -> None:
+        """Tell ``aud`` their answer waits, on the turn's first attempt only."""
+        if t.told or not work.current().first:
+            return
+        t.told = True
+        self.tell(aud, self.waits(store=store))
 
     def failed(self, t: Turn, aud: Audience) -> None:
         """An unexpected error in the dialogue: log it, tell the person, keep serving."""

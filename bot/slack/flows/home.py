@@ -2,14 +2,15 @@
 
 "New sizing" opens the person's DM with the bot and starts the DM's own sizing there, so
 their next messages answer it. A Home tab click has no channel to answer in: what went
-wrong (the DM could not be opened, the store is down) is said on the tab itself.
+wrong (the DM could not be opened, the store is down) is said on the tab itself; a turn the
+store failed is retried by the queue, and the tab then shows what it should.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from bot.slack import work
 from bot.slack.cards.home import home_view
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Audience, Face
@@ -30,13 +31,13 @@ def opened(face: Face, t: Turn, d: HomeDelivery) -> None:
     recent: list[dict[str, Any]] = []
     try:
         recent = face.dialogue.recent(d.user, limit=RECENT)
-        store_ok = True
     except StoreUnavailable:
-        t.store_down()
-        store_ok = False
-    else:
-        t.outcome = "question"
-    face.api.publish_home(d.user, home_view(recent, Words(_lang(recent)), store_ok=store_ok))
+        # say so on the tab now; the turn is retried, and shows the list once the store is back
+        if work.current().first:
+            face.api.publish_home(d.user, home_view([], Words("en"), store_ok=False))
+        raise
+    t.outcome = "question"
+    face.api.publish_home(d.user, home_view(recent, Words(_lang(recent)), store_ok=True))
 
 
 def _lang(recent: list[dict[str, Any]]) -> Lang:
@@ -48,13 +49,13 @@ def _lang(recent: list[dict[str, Any]]) -> Lang:
 def new(face: Face, t: Turn, d: ActionDelivery) -> None:
     """New sizing: the DM's own sizing, started in the person's DM with the bot."""
     w = Words("en")
+    bucket = int(work.current().queued_at // NEW_BUCKET_S)  # the click's time, not a retry's
     try:
-        first = face.dialogue.store.claim(f"home:{d.user}:{int(time.time() // NEW_BUCKET_S)}",
-                                          CLAIM_TTL_S)
+        first = face.dialogue.store.claim(f"home:{d.user}:{bucket}", CLAIM_TTL_S, holder=d.id)
     except StoreUnavailable:
-        t.store_down()
-        face.api.publish_home(d.user, home_view([], w, store_ok=False))
-        return
+        if work.current().first:
+            face.api.publish_home(d.user, home_view([], w, store_ok=False))
+        raise
     if not first:
         t.outcome = "duplicate"  # a double click: the first one opens the sizing
         return
@@ -65,4 +66,4 @@ def new(face: Face, t: Turn, d: ActionDelivery) -> None:
         face.api.publish_home(d.user, home_view([], w, problem=problem))
         return
     start(face, t, Start(team=d.team, channel=channel, user=d.user, surface="home", dm=True,
-                         actor_team=d.actor_team), Audience(d.user, channel))
+                         delivery_id=d.id, actor_team=d.actor_team), Audience(d.user, channel))

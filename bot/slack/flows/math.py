@@ -3,12 +3,15 @@ privately for anyone else.
 
 Once per result, on any worker: a claim (``Store.claim``) per result and attempt makes a
 double click post once; the attempt number lives in the placement's :class:`MathPost`, so a
-post Slack refused can be asked for again, and a posted one is not posted twice.
+post Slack refused can be asked for again, and a posted one is not posted twice. The claim's
+holder is the click's delivery id, so a retry of that click (its worker died, Slack failed)
+still holds it, and the post carries its own id (``math:<conversation>:<version>``): a retry
+finds it instead of posting it twice (``bot/slack/written.py``).
 """
 
 from __future__ import annotations
 
-from bot.slack import placement
+from bot.slack import placement, work, written
 from bot.slack.cards.math import math_message
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Face
@@ -38,19 +41,20 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     already = msg("slack.math_in_thread") if key.root else msg("slack.math_above")
     if done.posted:
         t.outcome = "duplicate"
-        face.tell(aud, already)
+        if not work.current().replay:  # a retry of the click that posted it says nothing
+            face.tell(aud, already)
         return
     try:
         first = face.dialogue.store.claim(
-            f"math:{key.format()}:{done.version}:{done.attempt}", CLAIM_TTL_S)
+            f"math:{key.format()}:{done.version}:{done.attempt}", CLAIM_TTL_S, holder=d.id)
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if not first:
         t.outcome = "duplicate"
         face.tell(aud, already)
         return
-    posted = face.api.post(where.channel, message, key.root)
+    posted = face.api.post(where.channel, message, key.root,
+                           mid=written.message_id("math", found.conv.id, done.version))
     fresh = placement.load(face.dialogue, key) or where  # the newest ts, whoever wrote it
     if posted is None:
         t.outcome = "error"

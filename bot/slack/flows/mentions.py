@@ -27,7 +27,6 @@ def run(face: Face, t: Turn, d: MentionDelivery) -> None:
             conv = face.dialogue.load(key.format())
         except StoreUnavailable:
             face.store_down(t, aud)
-            return
         if not finished(conv):
             aud = Audience(d.user, d.channel, d.thread_ts, lang=conversation_lang(conv))
             if d.text:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.slack import written
 from bot.slack.cards.notes import help_message
 from bot.slack.cards.words import Words
 from bot.slack.flows.answer import answer
@@ -43,7 +44,6 @@ def run(face: Face, t: Turn, d: MessageDelivery) -> None:
         conv = face.dialogue.load(key.format())
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if conv is not None:
         answer(face, t, key, d.text, replace(aud, lang=conversation_lang(conv)),
                delivery_id=d.id, typed=True)
@@ -55,7 +55,8 @@ def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
     aud = Audience(d.user, d.channel, d.thread_ts)
     asked = which(d.text.strip(" ?!.") or "?", "help", "new")  # the whole message
     if not d.thread_ts and asked is not None and asked[0] == "help":
-        face.api.post(d.channel, help_message(Words(asked[1])))
+        face.api.post(d.channel, help_message(Words(asked[1])),
+                      mid=written.message_id("help", d.id))
         return
     cmd = command(d.text)
     fresh = (asked is not None and asked[0] == "new") or (cmd is not None
@@ -77,7 +78,6 @@ def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
         conv = face.dialogue.load(key.format())
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if conv is not None and (
         d.thread_ts or not finished(conv)
         or (conv.state == "done" and cmd is not None and cmd.kind in DONE_COMMANDS)

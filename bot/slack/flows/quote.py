@@ -23,6 +23,12 @@ Two steps, because sales needs to know whom to call:
    may be shared with the customer's organisation), and an external requester is not told
    the internal channel's name or the audit id.
 
+Exactly once under retries (the queue replays a submission whose worker died, or whose
+Slack calls failed): both claims are held by the submission's delivery id, so its own retry
+passes them; the summary carries its own id (``quote:<conversation>:<version>:<user>``) and the
+audit id in its metadata, so a retry finds it and neither records nor posts again; the brief is
+found again by its file names (``bot/slack/written.py``).
+
 The contact details reach the audit record through ``Dialogue.record_quote``'s ``note``
 (JSON: requester kind and contact), the one field it takes from a face. What the person
 typed is kept with the conversation (face metadata ``quote_contact.<user>``) so a form
@@ -38,8 +44,8 @@ from dataclasses import replace
 
 from pydantic import ValidationError
 
-from bot.brief import Brief, Contact, Requester, build_brief
-from bot.slack import placement
+from bot.brief import Brief, Contact, Requester, brief_charts, build_brief
+from bot.slack import placement, work, written
 from bot.slack.cards.notes import note_message
 from bot.slack.cards.quote import quote_summary
 from bot.slack.cards.quote_modal import Prefill, parse_metadata, quote_view
@@ -115,6 +121,7 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
         return
     view = quote_view(found.rec, key, found.conv.version, Words(aud.lang),
                       _prefill(face, found.conv, d.user))
+    t.extra["trigger_age_ms"] = round(1000 * work.current().age_s)  # Slack allows 3 s
     if not d.trigger_id or face.api.open_view(d.trigger_id, view) is None:
         t.outcome = "error"
         face.tell(aud, msg("slack.quoting.form_failed"))
@@ -141,12 +148,12 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
     # confirmed (users.info): the answer names the quote channel and the audit record
     internal = face.access.is_internal(d.user, d.actor_team, confirm=True)
     try:
-        first = face.dialogue.store.claim(f"quote-form:{d.view_id}:{d.user}", CLAIM_TTL_S)
+        first = face.dialogue.store.claim(f"quote-form:{d.view_id}:{d.user}", CLAIM_TTL_S,
+                                          holder=d.id)
         conv = face.dialogue.load(key.format()) if first else None
         reply = face.dialogue.current(key.format()) if conv is not None else None
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if not first:  # Slack's retry of a submission already being applied
         t.outcome = "duplicate"
         return
@@ -169,53 +176,62 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
     target = _target(face, t, aud)
     if target is None:
         return
+    once_token = f"quote:{key.format()}:{conv.version}:{d.user}"
     try:
-        once = face.dialogue.store.claim(f"quote:{key.format()}:{conv.version}:{d.user}",
-                                         CLAIM_TTL_S)
+        once = face.dialogue.store.claim(once_token, CLAIM_TTL_S, holder=d.id)
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     if not once:
         t.outcome = "duplicate"
         face.tell(aud, msg("slack.quote_already"))
         return
-    try:
-        record = face.dialogue.record_quote(key.format(), d.user,
-                                            note=audit_note(d.contact, internal))
-    except StoreUnavailable:
-        face.store_down(t, aud)
-        return
-    except Exception as exc:  # NotFinished, or a race with a restart
-        t.outcome = "error"
-        log.warning("record_quote failed", extra={"json_fields": {"error": type(exc).__name__}})
-        face.tell(aud, msg("slack.quote_needs_result"))
-        return
+    mid = written.message_id("quote", conv.id, conv.version, d.user)
+    earlier = face.api.found_payload(target, None, mid) if work.current().replay else None
     rec, w = reply.recommendation, Words(aud.lang)
-    audit = str(record.get("id") or "")
     where = placement.of(conv)
     channel = where.channel if where else key.channel
     shared = where.shared if where else False
-    summary = quote_summary(
-        record, requester=d.user, requester_team=d.actor_team, internal=internal,
-        channel=channel, shared=shared, key=key, rec=rec, answers=reply.answers, w=w,
-        contact=d.contact)
-    ts = face.api.post(target, summary)
-    if ts is None:
+    if earlier is not None:  # an earlier attempt recorded and posted it: go on from there
+        audit = str(earlier.get("audit") or "")
+        ts = face.api.find(target, None, mid)
+    else:
+        try:
+            record = face.dialogue.record_quote(key.format(), d.user,
+                                                note=audit_note(d.contact, internal))
+        except StoreUnavailable:
+            face.store_down(t, aud)
+        except Exception as exc:  # NotFinished, or a race with a restart
+            t.outcome = "error"
+            log.warning("record_quote failed",
+                        extra={"json_fields": {"error": type(exc).__name__}})
+            _release(face, once_token, d.id)  # nothing recorded: a new form may try again
+            face.tell(aud, msg("slack.quote_needs_result"))
+            return
+        audit = str(record.get("id") or "")
+        summary = quote_summary(
+            record, requester=d.user, requester_team=d.actor_team, internal=internal,
+            channel=channel, shared=shared, key=key, rec=rec, answers=reply.answers, w=w,
+            contact=d.contact)
+        ts = face.api.post(target, summary, mid=mid, audit=audit)
+    if ts is None:  # Slack refused the summary: sales has nothing, so the request is not made
         t.outcome = "error"
+        _release(face, once_token, d.id)
         face.tell(aud, msg("slack.quote_unreachable"))
         return
     facts = Requester(user=d.user, team=d.actor_team, internal=internal, owner=conv.owner,
                       channel=channel, shared=shared, key=key.format(), audit=audit)
     brief = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote", contact=d.contact,
-                        requester=facts)
+                        requester=facts, charts=brief_charts(reply, aud.lang))
     attached = briefs.send(face, target, brief, w.md(msg("slack.quoting.comment",
                                                          model=rec.model.name, audit=audit)),
                            thread_ts=ts)
     if not attached:  # say so where sales reads it: the summary promised the brief
         t.extra["brief"] = "not_attached"
-        face.api.post(target, note_message(w.md(msg("slack.quoting.brief_missing")), w), ts)
+        face.api.post(target, note_message(w.md(msg("slack.quoting.brief_missing")), w), ts,
+                      mid=written.message_id("quote-note", conv.id, conv.version, d.user))
     customer = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote",
-                           contact=d.contact) if d.contact.copy_requested else None
+                           contact=d.contact, charts=brief_charts(reply, aud.lang),
+                           ) if d.contact.copy_requested else None
     copy = _send_copy(face, d.user, customer, w.md(msg("slack.quoting.comment_copy",
                                                        model=rec.model.name)))
     t.outcome = "ok"
@@ -225,6 +241,13 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
     else:
         face.tell(aud, msg("slack.quoting.thanks", name=d.contact.name, email=d.contact.email,
                            copy=copy))
+
+
+def _release(face: Face, token: str, holder: str) -> None:
+    """Give the once-per-result claim back: what it guarded did not reach sales, so the
+    person's next form is applied, not told "already with our sales team"."""
+    with contextlib.suppress(StoreUnavailable):  # it expires with CLAIM_TTL_S anyway
+        face.dialogue.store.release(token, holder)
 
 
 def _send_copy(face: Face, user: str, brief: Brief | None, comment: str) -> Message:

@@ -6,8 +6,15 @@ or a root message the bot posts for a slash command. In a DM it is the DM's own 
 (``ConversationKey.dm``), replacing the one there, and its question is a top-level message.
 
 The placement is written with the conversation (one atomic write), then the question is
-posted (``bot/slack/flows/show.py``). What Slack or the store refused is undone where it
-would mislead (a root announcing a sizing with nothing in its thread is deleted) and said.
+posted (``bot/slack/flows/show.py``). What Slack refused is undone where it would mislead (a
+root announcing a sizing with nothing in its thread is deleted) and said.
+
+A start may run more than once (its worker died, or the store or Slack failed and the queue
+retries it): the root carries its own id (``root:<delivery>``) and is found again rather than
+posted twice, the dialogue recognises the delivery it already applied (``Duplicate``), and then
+the start finishes what the earlier attempt left: the question shown, once. A replayed slash
+command (the same ``trigger_id``) is the same delivery: the queue's dedupe marker drops it
+before any of this (``bot/slack/listeners/deliver.py``).
 """
 
 from __future__ import annotations
@@ -15,19 +22,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bot.ops import metrics
-from bot.slack import placement
+from bot.slack import placement, written
 from bot.slack.cards.start import root_message
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Audience, Face
-from bot.slack.flows.show import counted, post_first
+from bot.slack.flows.show import counted, post_first, show
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
 from bot.slack.placement import Placement, Surface
 from dialogue import Conflict, Duplicate, StoreUnavailable
 from engine.units import Lang
 from engine.wording import msg
-
-ROOT_CLAIM_TTL_S = 24 * 3600  # a slash command is never delivered again after a day
 
 
 @dataclass(frozen=True)
@@ -53,39 +58,32 @@ def start(face: Face, t: Turn, s: Start, aud: Audience) -> None:
     root = None if s.dm else s.root
     own_root = root is None and not s.dm
     if own_root:
-        try:
-            first = not s.delivery_id or face.dialogue.store.claim(f"root:{s.delivery_id}",
-                                                                   ROOT_CLAIM_TTL_S)
-        except StoreUnavailable:
-            face.store_down(t, aud)
-            return
-        if not first:
-            t.outcome = "duplicate"  # the same slash command replayed: its sizing exists
-            return
-        root = face.api.post(s.channel, root_message(s.user, Words(aud.lang)))
+        root = face.api.post(s.channel, root_message(s.user, Words(aud.lang)),
+                             mid=written.message_id("root", s.delivery_id or s.user))
         if root is None:
             t.outcome = "error"
             face.tell(aud, face.cannot_post(msg("slack.what.no_sizing")))
             return
     key = (ConversationKey.dm(s.team, s.channel, s.user) if root is None
            else ConversationKey.thread(s.team, s.channel, root, s.user))
-    where = Placement.new(key, surface=s.surface, actor_team=s.actor_team, shared=s.shared)
+    where = Placement.new(key, surface=s.surface, actor_team=s.actor_team, shared=s.shared,
+                          poster=s.delivery_id)
     told = replace(aud, thread=None) if own_root else aud
     try:
         reply = face.dialogue.start(key.format(), s.opening, owner=s.user,
                                     delivery_id=s.delivery_id, meta=where.as_meta(),
                                     language=s.lang)
-    except (Duplicate, Conflict) as exc:
-        # a redelivery, or a double click whose twin started the sizing and posts it
-        t.outcome = "duplicate" if isinstance(exc, Duplicate) else "conflict"
+    except Duplicate:  # an earlier attempt of this delivery started it: finish what it left
+        t.outcome = "duplicate"
+        finish(face, t, key, told)
+        return
+    except Conflict:  # a double click whose twin started the sizing and posts it
+        t.outcome = "conflict"
         if own_root and root:
             face.api.delete(s.channel, root)
         return
-    except StoreUnavailable:
-        if own_root and root:
-            face.api.delete(s.channel, root)
+    except StoreUnavailable:  # the retry finds the root again by its id and reuses it
         face.store_down(t, told)
-        return
     except Exception:
         if own_root and root:
             face.api.delete(s.channel, root)
@@ -106,13 +104,29 @@ def start(face: Face, t: Turn, s: Start, aud: Audience) -> None:
     counted(reply)
 
 
+def finish(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
+    """A start replayed after it was applied: show its question if nobody did, else bring the
+    sizing's message up to date (both find what an earlier attempt posted)."""
+    reply = face.dialogue.current(key.format())
+    where = placement.load(face.dialogue, key)
+    if reply is None or where is None:
+        return
+    t.from_reply(reply)
+    if where.ts is None:
+        if post_first(face, key, reply, where) is None:
+            t.outcome = "error"
+            face.tell(replace(aud, lang=reply.language),
+                      face.cannot_post(msg("slack.what.question_not_shown")))
+        return
+    show(face, key, reply, replace(aud, lang=reply.language))
+
+
 def reshow(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
     """Post a sizing's current question again (its first post failed)."""
     try:
         reply = face.dialogue.current(key.format())
     except StoreUnavailable:
         face.store_down(t, aud)
-        return
     where = placement.load(face.dialogue, key)
     if reply is None or where is None:
         return

@@ -3,7 +3,9 @@
 Why a context manager around every flow: the turn's kind, outcome and duration are recorded
 even when the flow returns early or fails; an unexpected exception (a defect, not bad input:
 bad input is answered by the flows) is logged once with its traceback for the operators and
-never raised into Bolt, so it cannot take a listener thread down or be logged twice.
+never raised further, so it cannot take a consumer thread down or be logged twice. A turn that
+must wait (the store or Slack failing) is recorded as such and re-raised: the queue keeps its
+delivery and retries it (``bot/ops/consumer.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from bot.ops import logs, metrics
+from bot.ops.consumer import Later
 from dialogue import Reply, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -29,6 +32,7 @@ class Turn:
     conversation_id: str = ""
     step: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    told: bool = False  # the person was told this turn waits (once per attempt)
 
     def from_reply(self, reply: Reply) -> None:
         self.outcome = reply.kind
@@ -44,12 +48,19 @@ class Turn:
 
 @contextmanager
 def recording(kind: str) -> Iterator[Turn]:
+    """Time, count and log the turn; a defect is logged once and swallowed, while a turn that
+    must wait (the store or Slack failing: ``StoreUnavailable``, ``Later``) is re-raised for
+    the queue to retry it."""
     t = Turn(kind)
     started = time.perf_counter()
     try:
         yield t
     except StoreUnavailable:
         t.store_down()
+        raise
+    except Later:
+        t.outcome = "waiting"
+        raise
     except Exception:
         t.outcome = "error"
         log.error("turn failed", exc_info=True, extra={"json_fields": {"kind": kind}})

@@ -1,5 +1,10 @@
 """"Request a formal quote" on the card: opens the quote form (the click's ``trigger_id`` opens
-a modal only within 3 seconds, ``bot/slack/flows/quote.py``)."""
+a modal only within 3 seconds, ``bot/slack/flows/quote.py``: the consumer takes the click at
+once, and the turn logs how old the trigger was).
+
+The click is recorded in the turn queue by the listener middleware (``build`` makes its
+delivery, ``bot/slack/listeners/deliver.py``) before this callback acks it.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,13 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 
 from bot.slack import payloads
-from bot.slack.listeners.deliver import deliver
+from bot.slack.listeners.deliver import after_ack
 
 
-def on_quote(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def build(body: dict[str, Any], context: BoltContext) -> payloads.ActionDelivery | None:
+    return payloads.action(body, context, "quote")
+
+
+def on_quote(ack: Ack, context: BoltContext) -> None:
     ack()
-    deliver(context, payloads.action(body, context, "quote"))
+    after_ack(context)

@@ -1,4 +1,8 @@
-""""Start a sizing" / "Start my own sizing" / "Start a new sizing"."""
+""""Start a sizing" / "Start my own sizing" / "Start a new sizing".
+
+The click is recorded in the turn queue by the listener middleware (``build`` makes its
+delivery, ``bot/slack/listeners/deliver.py``) before this callback acks it.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,13 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 
 from bot.slack import payloads
-from bot.slack.listeners.deliver import deliver
+from bot.slack.listeners.deliver import after_ack
 
 
-def on_start(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+def build(body: dict[str, Any], context: BoltContext) -> payloads.ActionDelivery | None:
+    return payloads.action(body, context, "start")
+
+
+def on_start(ack: Ack, context: BoltContext) -> None:
     ack()
-    deliver(context, payloads.action(body, context, "start"))
+    after_ack(context)

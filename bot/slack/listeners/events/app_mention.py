@@ -1,4 +1,5 @@
-"""``@GPU Sizing …`` in a channel or group DM."""
+"""``@GPU Sizing …`` in a channel or group DM (recorded by the listener middleware with
+:func:`build` before Bolt acknowledges it, ``bot/slack/listeners/deliver.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ from typing import Any
 from slack_bolt import BoltContext
 
 from bot.slack import payloads
-from bot.slack.listeners.deliver import deliver
+from bot.slack.listeners.deliver import after_ack
 
 
-def on_app_mention(body: dict[str, Any], context: BoltContext) -> None:
-    deliver(context, payloads.mention(body, context))
+def build(body: dict[str, Any], context: BoltContext) -> payloads.MentionDelivery | None:
+    return payloads.mention(body, context)
+
+
+def on_app_mention(context: BoltContext) -> None:
+    after_ack(context)

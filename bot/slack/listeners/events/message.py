@@ -1,4 +1,6 @@
-"""Every ``message`` event; what can never be an answer is dropped by ``payloads.message``."""
+"""Every ``message`` event; what can never be an answer is dropped by ``payloads.message``
+(no delivery: nothing is recorded); the rest is recorded by the listener middleware with
+:func:`build` (``bot/slack/listeners/deliver.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,12 @@ from typing import Any
 from slack_bolt import BoltContext
 
 from bot.slack import payloads
-from bot.slack.listeners.deliver import deliver
+from bot.slack.listeners.deliver import after_ack
 
 
-def on_message(body: dict[str, Any], context: BoltContext) -> None:
-    deliver(context, payloads.message(body, context))
+def build(body: dict[str, Any], context: BoltContext) -> payloads.MessageDelivery | None:
+    return payloads.message(body, context)
+
+
+def on_message(context: BoltContext) -> None:
+    after_ack(context)

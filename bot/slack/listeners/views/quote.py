@@ -1,13 +1,16 @@
-"""The quote request form submitted: checked at once, answered in the same HTTP response.
+"""The quote request form submitted: checked at once, recorded, answered in the same response.
 
 Why the check runs before the ack, unlike every other listener's work: only the
 acknowledgement of a ``view_submission`` can keep the modal open and say which field is
 wrong (``response_action: errors``, keyed by block id); once acknowledged the form is gone,
 and with it what the person typed. The check is pure (no store, no Web API:
 ``bot/slack/cards/quote_modal.py``), so it costs microseconds of the 3 seconds. A good
-submission closes the form (a plain ack) and becomes a ``ViewSubmissionDelivery``; all that
-needs Redis or Slack runs after the ack, in ``bot/slack/flows/quote.py``, which verifies the
-form's metadata against the stored conversation.
+submission becomes a ``ViewSubmissionDelivery`` recorded in the durable turn queue
+(``bot/slack/listeners/deliver.py``), then closes the form (a plain ack); all that needs Redis
+or Slack runs later, in ``bot/slack/flows/quote.py``, which verifies the form's metadata
+against the stored conversation. When the queue cannot take it, the form stays open with what
+was typed and a note on its first field: press Send again (the same form is the same
+delivery, so a submission that did land is not applied twice).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from slack_bolt import Ack, BoltContext
 from bot.slack import payloads
 from bot.slack.cards import quote_modal
 from bot.slack.cards.words import Words
-from bot.slack.listeners.deliver import deliver
+from bot.slack.listeners.deliver import record
 from engine.wording import msg
 
 
@@ -36,5 +39,9 @@ def on_quote_submit(ack: Ack, body: dict[str, Any], context: BoltContext) -> Non
     if contact is None:
         ack(response_action="errors", errors={b: w.plain(m) for b, m in errors.items()})
         return
+    got = record(context, payloads.view_submission(body, context, "quote", contact))
+    if got is not None and got.outcome == "failed":
+        ack(response_action="errors",
+            errors={quote_modal.B_NAME: w.plain(msg("slack.modal.error.not_taken"))})
+        return
     ack()
-    deliver(context, payloads.view_submission(body, context, "quote", contact))
