@@ -67,9 +67,14 @@ def load(facts: Facts) -> Message:
 
 
 def model_name(facts: Facts) -> Message:
-    """The model's name, or 'a 70B dense model' for one known only by its size."""
-    if facts.in_catalog:
+    """The model's name (the catalog's, or the config.json's), or 'a 70B dense model' / 'a
+    1T MoE model with 32B active' for one known only by its size."""
+    r = facts.request
+    if facts.in_catalog or r.params_b is None or r.arch is not None or r.hf_config is not None:
         return text(facts.model.name)
+    if r.active_params_b is not None and r.active_params_b < r.params_b:
+        return msg("model.synthetic_moe", params=facts.params.total,
+                   active=facts.params.active)
     return msg("model.synthetic", params=facts.params.total)
 
 

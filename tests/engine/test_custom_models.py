@@ -20,6 +20,8 @@ from engine.catalog import catalog
 from engine.physics.hfconfig import spec_from_hf_config
 from engine.physics.params import count_params
 from engine.result import Recommendation
+from engine.units import Lang
+from engine.wording import Message, render
 
 CAT = catalog()
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
@@ -172,6 +174,20 @@ def test_a_synthetic_moe_lands_on_its_total_and_active_parameters() -> None:
     # the same total, a twentieth of it active: the same weights, a faster decode step
     assert r.numbers.weights_gb == pytest.approx(dense.numbers.weights_gb, rel=0.05)
     assert (r.numbers.tpot_ms or 0) < (dense.numbers.tpot_ms or 0)
+
+
+def _said(m: Message, lang: Lang) -> str:
+    return render(m, lang)
+
+
+def test_a_model_known_by_its_size_is_named_as_what_it_is() -> None:
+    """The headline a person reads: an MoE given by total and active parameters is never
+    called dense, in either language; a dense one is."""
+    moe, dense = rec(params_b=1000.0, active_params_b=32.0), rec(params_b=30.0)
+    langs: tuple[Lang, ...] = ("en", "fr")
+    for lang in langs:
+        assert "MoE" in _said(moe.headline, lang) and "dense" not in _said(moe.headline, lang)
+        assert "dense" in _said(dense.headline, lang)
 
 
 def test_an_architecture_given_whole_is_sized_as_the_catalog_model() -> None:
