@@ -24,7 +24,8 @@ does (newest first, ``oldest`` and ``limit`` honoured, metadata only with
 is the wall clock, as Slack's is, so lookups bounded by time work. ``response_url`` posts
 (Bolt's ``respond()``) go to ``{base}response/<anything>`` and are recorded under the method
 name ``response_url``. Modals and file uploads (``views.open``, ``files_upload_v2``'s three
-steps) are served by ``fake.files`` (``tests/fakefiles.py``).
+steps) are served by ``fake.files`` (``tests/fakefiles.py``); files people share (private
+URLs, ``files.info``) by ``fake.downloads`` (``tests/fakedownloads.py``).
 
 Faults (``tests/fakefaults.py``), per method for a number of calls or for a window
 (``fake.mode``): 429s, 5xx pages, ``ok: false``, hangs, delays, and the two a client cannot
@@ -46,6 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlparse
 
+from tests.fakedownloads import PREFIX, FakeDownloads
 from tests.fakefaults import Faults
 from tests.fakefiles import FakeFiles
 from tests.fakehistory import listing
@@ -94,6 +96,7 @@ class FakeSlack(Faults):
         self.channels: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, dict[str, dict[str, Any]]] = {}
         self.files = FakeFiles(self)  # views.open, files.getUploadURLExternal, ...
+        self.downloads = FakeDownloads(self)  # files people share: private URLs, files.info
         complete = self.routes["files.completeUploadExternal"]
 
         def complete_and_stamp(token: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +233,8 @@ class FakeSlack(Faults):
         parsed = urlparse(req.path)
         length = int(req.headers.get("Content-Length") or 0)
         raw = req.rfile.read(length) if length else b""
+        if parsed.path.startswith(PREFIX):  # a shared file's private URL (fake.downloads)
+            return self.downloads.serve(req, parsed.path)
         if parsed.path.startswith("/upload/"):  # files_upload_v2's raw bytes (fake.files)
             status = self.files.receive(parsed.path.removeprefix("/upload/"), raw)
             self._record(Call("upload", {"bytes": len(raw)}, {}, status=status, ok=status == 200))

@@ -245,3 +245,20 @@ def mention_event(
 def url_verification(challenge: str = "chal-123") -> dict[str, Any]:
     return {"token": "deprecated-verification-token", "challenge": challenge,
             "type": "url_verification"}
+
+
+def file_share_event(
+    *,
+    user: str,
+    channel: str,
+    files: list[dict[str, Any]],
+    text: str = "",
+    thread_ts: str | None = None,
+    channel_type: str = "channel",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A message sharing ``files`` (file objects: ``tests/fakedownloads.py``) as Slack sends
+    it: subtype ``file_share``, the files already uploaded (``upload: false``)."""
+    return message_event(user=user, channel=channel, text=text, thread_ts=thread_ts,
+                         channel_type=channel_type, subtype="file_share", files=files,
+                         upload=False, display_as_bot=False, **extra)

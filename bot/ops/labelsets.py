@@ -17,7 +17,7 @@ KINDS = frozenset({"command", "action", "message", "mention", "event", "home", "
                    "shortcut", "dm"})
 OUTCOMES = frozenset({"ok", "question", "result", "ended", "error", "conflict", "duplicate",
                       "forbidden", "ignored", "not_owner", "store_unavailable", "queued",
-                      "refused", "stale"})
+                      "refused", "stale", "file_unread"})
 # The engine's verdicts (engine/result.py).
 VERDICTS = frozenset({"single_node", "single_node_int4", "replicas", "multi_node", "frontier"})
 # The Web API calls the bot makes (bot/slack/api.py; files_upload_v2 is slack_sdk's upload of
@@ -26,7 +26,7 @@ METHODS = frozenset({"auth.test", "chat.postMessage", "chat.update", "chat.delet
                      "chat.postEphemeral", "chat.getPermalink", "conversations.info",
                      "conversations.open", "conversations.history", "conversations.replies",
                      "users.info", "team.info", "views.publish", "views.open", "views.update",
-                     "files_upload_v2", "response_url"})
+                     "files_upload_v2", "files.info", "files.download", "response_url"})
 # Slack's documented X-Slack-Retry-Reason values plus our own rate-limit retry.
 RETRY_REASONS = frozenset({"http_timeout", "too_many_redirects", "connection_failed",
                            "ssl_error", "http_error", "unknown_error", "ratelimited"})

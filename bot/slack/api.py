@@ -25,6 +25,10 @@ What a failure means decides what happens next (issue 13, item 4):
 slack_sdk's own retry handlers (``bot/slack/app.py``) retry 429s for every method (a 429 is not
 processed), connection errors and 5xx only for :data:`IDEMPOTENT` methods.
 
+A shared file is read with :meth:`SlackApi.download` (its transport, ``bot/slack/filebytes.py``,
+sends the bot token to Slack's own hosts only); a refusal (403, 404, a redirect to the sign-in
+page) is the flow's to say, a passing failure is :class:`SlackDown` as for any read.
+
 A slash command's ``response_url`` is answered through slack_sdk's ``WebhookClient``, so a
 :class:`~bot.slack.payloads.Delivery` carries only the URL (plain data a queue can hold).
 """
@@ -37,7 +41,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -45,7 +49,8 @@ from slack_sdk.webhook import WebhookClient
 
 from bot.ops import metrics
 from bot.ops.consumer import Later
-from bot.slack import work, written
+from bot.slack import filebytes, work, written
+from bot.slack.payloads import SharedFile, shared_file
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +74,10 @@ PASSING_ERRORS = UNKNOWN_ERRORS | {"ratelimited", "service_unavailable"}
 IDEMPOTENT = frozenset({
     "auth.test", "chat.delete", "views.publish", "conversations.open",
     "conversations.info", "conversations.history", "conversations.replies", "users.info",
-    "team.info", "files.getUploadURLExternal", "apps.connections.open",
+    "team.info", "files.getUploadURLExternal", "apps.connections.open", "files.info",
 })
+#: Why a shared file could not be read (a passing failure raises :class:`SlackDown`).
+Unread = Literal["too_large", "refused"]
 
 
 class SlackDown(Later):
@@ -320,6 +327,44 @@ class SlackApi:
             if ids:
                 return ids
         raise SlackDown("files.completeUploadExternal", error)
+
+    def file_info(self, file_id: str) -> SharedFile | None:
+        """``files.info``: what an event did not say of a file (Slack Connect sends only its
+        id, ``file_access: check_file_info``); None when Slack refused."""
+        return shared_file((self.must("files.info", file=file_id) or {}).get("file"))
+
+    def download(self, url: str, *, limit: int) -> bytes | Unread:
+        """A shared file's bytes, with the bot token (``files:read``), at most ``limit`` of
+        them. ``refused``: Slack would not give it (401/403/404, a redirect to its sign-in
+        page), or the URL is not Slack's (no request is made: the token never leaves Slack).
+        A 429, a 5xx, a reset or a timeout raise :class:`SlackDown`: the turn is retried.
+        Neither the URL (it names the file) nor the token nor the content is ever logged."""
+        token = self.client.token
+        if not token or not filebytes.allowed(url, self.client.base_url):
+            self._download_failed("not_allowed")
+            return "refused"
+        try:
+            with metrics.slack_call("files.download"):
+                return filebytes.get(url, token, limit=limit, context=self.client.ssl,
+                                     proxy=self.client.proxy)
+        except filebytes.TooLarge:
+            return "too_large"
+        except filebytes.Refused as exc:
+            self._download_failed(error := f"http_{exc.status}")
+            if exc.status == 429 or exc.status >= 500:
+                raise SlackDown("files.download", error) from None
+            return "refused"
+        except (OSError, http.client.HTTPException) as exc:  # resets, timeouts, bad answers
+            self._download_failed(type(exc).__name__)
+            raise SlackDown("files.download", type(exc).__name__) from None
+        except ValueError:  # a URL urllib cannot open
+            self._download_failed("bad_url")
+            return "refused"
+
+    def _download_failed(self, error: str) -> None:
+        metrics.slack_api_error("files.download")
+        log.warning("slack file download failed",
+                    extra={"json_fields": {"method": "files.download", "error": error[:200]}})
 
     def respond(self, response_url: str, message: Message) -> bool:
         """Answer a slash command privately through its ``response_url``; False if that failed.

@@ -25,6 +25,11 @@ Every delivery has an **id** stable across Slack's retries, the durable queue's 
 it cannot use up theirs); a payload without its natural id (malformed, or from an older
 Slack) gets a digest of its whole body, which a retry repeats byte for byte.
 
+A message that shares files (subtype ``file_share``, or any message with ``files``) keeps what
+Slack says of each file (:class:`SharedFile`: id, name, type, size, private URLs), never the
+file's content: a queue entry stays small, and the turn downloads the file when it applies it
+(``bot/slack/flows/files.py``).
+
 What can never be an answer (other bots, our own messages, edits and deletes, channel chatter
 outside a thread, a reply that mentions us, which ``app_mention`` handles) is dropped here,
 before it counts as a turn: with ``channels:history`` every message of every channel the bot
@@ -65,6 +70,34 @@ class _Delivery(BaseModel):
     actor_team: str | None = Field(default=None, description="the actor's own team, as stated")
 
 
+class SharedFile(BaseModel):
+    """A file shared with a message, as Slack describes it (``files[]`` of the event, or
+    ``files.info``): enough to choose and download it, never its content."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str = ""
+    mimetype: str = ""
+    filetype: str = Field(default="", description="Slack's type: json, text, png, ...")
+    mode: str = Field(default="", description="hosted, snippet, ... or file_access")
+    size: int | None = Field(default=None, description="bytes, as Slack states it")
+    url_private: str | None = None
+    url_private_download: str | None = None
+    file_access: str = Field(
+        default="", description="check_file_info: the event says no more (Slack Connect), "
+        "files.info does")
+
+    @property
+    def described(self) -> bool:
+        """The event described the file (else only ``files.info`` can)."""
+        return self.file_access != "check_file_info" and bool(
+            self.url_private_download or self.url_private)
+
+
+MAX_FILES = 10  # Slack shares at most 10 files in one message
+
+
 class CommandDelivery(_Delivery):
     """``/gpu-sizing [help|post|status|what you know]``."""
 
@@ -84,6 +117,7 @@ class MentionDelivery(_Delivery):
     thread_ts: str | None = None
     text: str = Field(description="the text without mentions, decoded, controls removed")
     shared: bool = False
+    files: tuple[SharedFile, ...] = Field(default=(), description="shared with the mention")
 
 
 class MessageDelivery(_Delivery):
@@ -96,6 +130,7 @@ class MessageDelivery(_Delivery):
     thread_ts: str | None = None
     text: str
     shared: bool = False
+    files: tuple[SharedFile, ...] = Field(default=(), description="shared with the message")
 
     @property
     def im(self) -> bool:
@@ -163,6 +198,26 @@ def _str(value: Any) -> str | None:
     return str(value) if isinstance(value, str | int) and str(value) else None
 
 
+def shared_file(raw: Any) -> SharedFile | None:
+    """A Slack file object (an event's ``files[]``, ``files.info``'s ``file``) as plain data;
+    None without an id. Strings are clipped: a queue entry stays small."""
+    if not isinstance(raw, dict) or not _str(raw.get("id")):
+        return None
+
+    def clip(name: str, n: int = 255) -> str:
+        value = raw.get(name)
+        return str(value)[:n] if isinstance(value, str) else ""
+
+    size = raw.get("size")
+    return SharedFile(
+        id=clip("id", 64), name=clip("name") or clip("title"), mimetype=clip("mimetype", 100),
+        filetype=clip("filetype", 40), mode=clip("mode", 40),
+        size=size if isinstance(size, int) and not isinstance(size, bool) else None,
+        url_private=clip("url_private", 2000) or None,
+        url_private_download=clip("url_private_download", 2000) or None,
+        file_access=clip("file_access", 40))
+
+
 def _id(natural: str | None, kind: str, body: dict[str, Any]) -> str:
     """``natural`` (prefixed), else a digest of the whole body (see the module docstring)."""
     if natural:
@@ -200,6 +255,7 @@ def mention(body: dict[str, Any], context: BoltContext) -> MentionDelivery | Non
         actor_team=context.actor_team_id, channel=channel, ts=ts, thread_ts=context.thread_ts,
         text=typed(_MENTION.sub(" ", str(event.get("text") or ""))),
         shared=body.get("is_ext_shared_channel") is True,
+        files=tuple(f for f in map(shared_file, _files(event)) if f is not None),
     )
 
 
@@ -226,7 +282,13 @@ def message(body: dict[str, Any], context: BoltContext) -> MessageDelivery | Non
         actor_team=context.actor_team_id, channel=channel, channel_type=channel_type, ts=ts,
         thread_ts=context.thread_ts, text=typed(_MENTION.sub(" ", raw)),
         shared=body.get("is_ext_shared_channel") is True,
+        files=tuple(f for f in map(shared_file, _files(event)) if f is not None),
     )
+
+
+def _files(event: dict[str, Any]) -> list[Any]:
+    files = event.get("files")
+    return files[:MAX_FILES] if isinstance(files, list) else []
 
 
 def action(body: dict[str, Any], context: BoltContext, kind: ActionKind) -> ActionDelivery | None:

@@ -68,6 +68,11 @@ def texts(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False)
 
 
+def field_texts(message: dict[str, Any]) -> list[str]:
+    """The text of every two-column field of a message (the card's numbers)."""
+    return [f["text"] for b in message.get("blocks") or [] for f in b.get("fields") or []]
+
+
 @pytest.fixture
 def dialogue() -> Dialogue:
     return Dialogue(MemoryStore())
@@ -134,6 +139,28 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
         msg("slack.math.header", verdict=msg("verdict.single_node")))
     summary = valid(quote(rec, KEY, reply.answers, FR))
     assert FR.plain(msg("slack.quote.header")) == summary["blocks"][0]["text"]["text"]
+
+
+def test_the_card_says_when_fewer_gpus_than_the_node_would_do(dialogue: Dialogue) -> None:
+    """An 8B model for 20 users fits on a fraction of an 8-GPU node: the card says how few
+    (the engine's ``numbers.min_gpus``, as the console and the brief say it), in the reply's
+    language; a 405B model that needs every GPU of its nodes says nothing of the kind."""
+    for n, (opening, w) in enumerate([
+        ("llama 3.1 8b inference 20 users 8k context no target", EN),
+        ("llama 3.1 8b en inférence pour 20 utilisateurs, contexte 8k, sans objectif", FR),
+    ]):
+        reply = drive(dialogue, key_for(40 + n), opening)[-1]
+        rec = reply.recommendation
+        assert reply.kind == "result" and rec is not None and reply.language == w.lang
+        assert rec.numbers.min_gpus is not None and rec.numbers.min_gpus < rec.gpus_per_node
+        shown = w.md(msg("slack.num.min_gpus", n=rec.numbers.min_gpus, gpus=rec.gpus_per_node))
+        assert shown in field_texts(valid(cards.render(reply, key_for(40 + n))))
+        assert f"{rec.numbers.min_gpus}" in shown and f"{rec.gpus_per_node}" in shown
+    big = drive(dialogue, key_for(42), VERDICT_OPENINGS["multi_node"])[-1]
+    assert big.recommendation is not None and big.recommendation.numbers.min_gpus in (
+        None, big.recommendation.gpus_per_node)
+    label = EN.md(msg("slack.num.min_gpus", n=1, gpus=8)).split("\n")[0]
+    assert not [f for f in field_texts(cards.render(big, key_for(42))) if label in f]
 
 
 def test_the_vram_bar_is_the_engines_picture() -> None:

@@ -31,6 +31,7 @@ EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups"
 SCOPES = {"chat:write", "commands", "app_mentions:read", "channels:history", "groups:history",
           "mpim:history", "im:history", "im:write", "users:read", "channels:read", "groups:read",
           "files:write",        # the quote brief: files_upload_v2 (bot/slack/api.py)
+          "files:read",         # a shared config.json, downloaded (bot/slack/flows/files.py)
           "users:read.email"}   # the quote form's e-mail, pre-filled (bot/slack/flows/quote.py)
 OPS_DOC = ROOT / "docs" / "operations.md"
 

@@ -41,6 +41,9 @@ def fields(rec: Recommendation, w: Words) -> list[str]:
         msg("slack.num.gpu_months", n=n.gpu_months) if n.gpu_months is not None else None,
         msg("slack.num.days", d=n.days) if n.days is not None else None,
         msg("slack.num.gpus_needed", n=n.gpus_needed) if n.gpus_needed is not None else None,
+        # small work fits on fewer GPUs than the node has: said, as the console and brief do
+        msg("slack.num.min_gpus", n=n.min_gpus, gpus=rec.gpus_per_node)
+        if n.min_gpus and n.min_gpus < rec.gpus_per_node else None,
     ]
     return [w.md(m) for m in rows if m is not None]
 

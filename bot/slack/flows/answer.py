@@ -69,11 +69,17 @@ def refused(face: Face, t: Turn, exc: Exception, key: ConversationKey, aud: Audi
 
 def answer(face: Face, t: Turn, key: ConversationKey, text: str, aud: Audience, *,
            version: int | None = None, delivery_id: str | None = None,
-           message_ts: str | None = None, typed: bool = False) -> Reply | None:
-    """Apply ``text`` to the sizing at ``key`` and show the result; the reply, if any."""
+           message_ts: str | None = None, typed: bool = False,
+           file: str | None = None) -> Reply | None:
+    """Apply ``text`` to the sizing at ``key`` and show the result; the reply, if any.
+    ``file``: ``text`` is the content of the file of that name (``Dialogue.attach``)."""
     try:
-        reply = face.dialogue.handle(key.format(), text, version=version,
-                                     delivery_id=delivery_id, actor=aud.user)
+        if file is not None:
+            reply = face.dialogue.attach(key.format(), text, name=file, version=version,
+                                         delivery_id=delivery_id, actor=aud.user)
+        else:
+            reply = face.dialogue.handle(key.format(), text, version=version,
+                                         delivery_id=delivery_id, actor=aud.user)
     except NotOwner as exc:
         if typed:  # someone else talking in the thread: not an answer
             t.outcome = "not_owner"

@@ -10,6 +10,12 @@ In a channel or group DM only a reply in the thread of the author's own sizing i
 * in a thread of the DM: the sizing of that thread (one started there before DMs had their
   own key), else the DM's sizing whatever its state (a reply under its card may change an
   answer), else nothing, as a thread reply in a channel.
+
+A message that shares a file or snippet answers as if its text had been pasted: the first
+text-like file's content is the answer (``Dialogue.attach``), in a thread or a DM, and it opens
+a DM sizing as a pasted config.json would; a file that cannot be read is said privately and
+changes nothing (``bot/slack/flows/files.py``). Someone else's files in a sizing's thread are
+not read.
 """
 
 from __future__ import annotations
@@ -19,13 +25,14 @@ from dataclasses import replace
 from bot.slack import written
 from bot.slack.cards.notes import help_message
 from bot.slack.cards.words import Words
+from bot.slack.flows import files
 from bot.slack.flows.answer import answer
 from bot.slack.flows.commands import which
 from bot.slack.flows.face import Audience, Face, conversation_lang, finished
 from bot.slack.flows.start import Start, start
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
-from bot.slack.payloads import MessageDelivery
+from bot.slack.payloads import MessageDelivery, SharedFile
 from dialogue import StoreUnavailable, command
 
 # typed to a finished DM sizing at top level, these refer to it (they cannot open a sizing)
@@ -36,7 +43,7 @@ def run(face: Face, t: Turn, d: MessageDelivery) -> None:
     if d.im:
         dm(face, t, d)
         return
-    if not d.text or not d.thread_ts:
+    if not (d.text or d.files) or not d.thread_ts:
         return
     key = ConversationKey.thread(d.team, d.channel, d.thread_ts, d.user)
     aud = Audience(d.user, d.channel, d.thread_ts)
@@ -44,21 +51,37 @@ def run(face: Face, t: Turn, d: MessageDelivery) -> None:
         conv = face.dialogue.load(key.format())
     except StoreUnavailable:
         face.store_down(t, aud)
-    if conv is not None:
-        answer(face, t, key, d.text, replace(aud, lang=conversation_lang(conv)),
-               delivery_id=d.id, typed=True)
+    if conv is None:
+        return
+    if d.files and conv.owner is not None and conv.owner != d.user:
+        t.outcome = "not_owner"  # someone else's files in the thread: not read, not an answer
+        return
+    aud = replace(aud, lang=conversation_lang(conv))
+    _apply(face, t, key, d, files.pick(face, d) if d.files else None, aud)
+
+
+def _apply(face: Face, t: Turn, key: ConversationKey, d: MessageDelivery,
+           chosen: SharedFile | None, aud: Audience) -> None:
+    """Answer the sizing at ``key`` with what ``d`` says: the file ``chosen`` (read as a pasted
+    config.json is), else its typed text (``bot/slack/flows/files.py``)."""
+    said = files.said(face, t, d, chosen, aud)
+    if said is not None:
+        answer(face, t, key, said.text, aud, delivery_id=d.id, typed=True, file=said.file)
 
 
 def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
-    if not d.text:
+    if not d.text and not d.files:
         return
     aud = Audience(d.user, d.channel, d.thread_ts)
-    asked = which(d.text.strip(" ?!.") or "?", "help", "new")  # the whole message
+    # a text-like file is the answer, whatever the words with it: those are not commands then
+    chosen = files.pick(face, d) if d.files else None
+    typed = d.text if chosen is None else ""
+    asked = which(typed.strip(" ?!.") or "?", "help", "new") if typed else None
     if not d.thread_ts and asked is not None and asked[0] == "help":
         face.api.post(d.channel, help_message(Words(asked[1])),
                       mid=written.message_id("help", d.id))
         return
-    cmd = command(d.text)
+    cmd = command(typed) if typed else None
     fresh = (asked is not None and asked[0] == "new") or (cmd is not None
                                                            and cmd.kind == "restart")
     new = Start(team=d.team, channel=d.channel, user=d.user, surface="dm", dm=True,
@@ -72,18 +95,17 @@ def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
             old = ConversationKey.thread(d.team, d.channel, d.thread_ts, d.user)
             old_conv = face.dialogue.load(old.format())
             if old_conv is not None:
-                answer(face, t, old, d.text, replace(aud, lang=conversation_lang(old_conv)),
-                       delivery_id=d.id, typed=True)
+                _apply(face, t, old, d, chosen, replace(aud, lang=conversation_lang(old_conv)))
                 return
         conv = face.dialogue.load(key.format())
     except StoreUnavailable:
         face.store_down(t, aud)
+    aud = replace(aud, lang=conversation_lang(conv))
     if conv is not None and (
         d.thread_ts or not finished(conv)
         or (conv.state == "done" and cmd is not None and cmd.kind in DONE_COMMANDS)
     ):
-        answer(face, t, key, d.text, replace(aud, lang=conversation_lang(conv)),
-               delivery_id=d.id, typed=True)
+        _apply(face, t, key, d, chosen, aud)
         return
-    if not d.thread_ts:
-        start(face, t, replace(new, opening=d.text), aud)
+    if not d.thread_ts and (said := files.said(face, t, d, chosen, aud)) is not None:
+        start(face, t, replace(new, opening=said.text), aud)

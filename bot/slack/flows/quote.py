@@ -243,9 +243,11 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
                            copy=copy))
 
 
-def _release(face: Face, token: str, holder: str) -> None:
+def _release(face: Face, token: str, holder: str | None) -> None:
     """Give the once-per-result claim back: what it guarded did not reach sales, so the
     person's next form is applied, not told "already with our sales team"."""
+    if holder is None:  # a claim without a holder cannot be told apart: it expires
+        return
     with contextlib.suppress(StoreUnavailable):  # it expires with CLAIM_TTL_S anyway
         face.dialogue.store.release(token, holder)
 
