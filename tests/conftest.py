@@ -37,3 +37,13 @@ def own_redis() -> Iterator[RedisProcess]:
     proc.start()
     yield proc
     proc.cleanup()
+
+
+@pytest.fixture
+def aof_redis() -> Iterator[RedisProcess]:
+    """A redis-server of this test's own with the append-only file (fsync every second), as
+    deployed: for tests that kill it and expect what was acknowledged to survive."""
+    proc = RedisProcess(appendonly=True, appendfsync="everysec")
+    proc.start()
+    yield proc
+    proc.cleanup()

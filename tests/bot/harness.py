@@ -13,6 +13,7 @@ import copy
 import json
 import threading
 import time
+from collections.abc import Callable
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -105,6 +106,16 @@ class BotServer:
 
 
 # ------------------------------------------------------------------ reading what was posted
+
+
+def until(check: Callable[[], object], timeout: float = 30.0, what: str = "") -> None:
+    """Wait for ``check()`` to be true (polling every 50 ms), or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"never happened: {what}")
 
 
 def message(fake: FakeSlack, channel: str, ts: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,14 +211,6 @@ class Run:
         assert not missing, f"reported queued, never consumed: {sorted(missing)[:5]}"
         twice = [d for d, n in self.new.items() if n > 1]
         assert not twice, f"handed as new twice: {twice[:5]}"
-
-
-@pytest.fixture
-def aof_redis() -> Iterator[RedisProcess]:
-    proc = RedisProcess(appendonly=True, appendfsync="everysec")
-    proc.start()
-    yield proc
-    proc.cleanup()
 
 
 @pytest.mark.slow
