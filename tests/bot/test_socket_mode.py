@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from tests.bot.harness import (
     INTERNAL_TEAM,
@@ -243,8 +244,13 @@ def test_sigterm_lets_a_turn_in_flight_finish(
     msgs = [(x["msg"], x.get("kind")) for x in lines]
     stopping = msgs.index(("stopping: closing the Socket Mode connection, then finishing"
                            " turns in flight", None))
-    assert ("turn", "action") in msgs[stopping:], msgs  # finished after the signal
     assert msgs[-1] == ("stopped", None)
+    if ("turn", "action") not in msgs[stopping:]:  # not finished after the signal...
+        # ...only because Slack failed it (the hang ends in an error): then the turn is put
+        # off and left pending in the durable queue for the next worker, never cut off
+        assert ("slack api error", None) in msgs[stopping:], msgs
+        pending = redis.Redis.from_url(redis_url).xpending("{gpusizing:turns}", "turns")
+        assert pending["pending"] >= 1, msgs
 
 
 @pytest.mark.parametrize("refused", ["SLACK_APP_TOKEN", "SLACK_BOT_TOKEN"])

@@ -149,17 +149,28 @@ def test_a_whole_conversation_alternating_between_workers(stack: Stack) -> None:
     assert conv.owner == run.user
     assert conv.version >= len(run.turns)
 
-    # Each worker really did turns of this conversation (not only acks): the turn log lines.
-    lines = [x for x in stack.server.log_lines() if x.get("event") == "turn"]
-    ours = [x for x in lines if x.get("conversation_id") == lines[-1]["conversation_id"]]
-    assert {str(x["pid"]) for x in ours} == pids
+    # Every turn of this conversation was applied by a worker of this server (any worker's
+    # consumer takes a queued turn, whichever acked it), once, without error: the turn log
+    # lines (the last one is written after its Slack call: wait for it).
+    deadline = time.monotonic() + 10
+    while True:
+        lines = [x for x in stack.server.log_lines() if x.get("event") == "turn"]
+        ours = [x for x in lines if x.get("conversation_id") == lines[-1]["conversation_id"]]
+        if len(ours) >= len(run.turns) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert {str(x["pid"]) for x in ours} <= {str(p) for p in pids}
     assert len(ours) == len(run.turns)
     assert all(x["outcome"] != "error" for x in ours)
 
 
 def test_metrics_moved_and_are_the_same_from_both_workers(stack: Stack) -> None:
     assert stack.driven is not None, "runs after the conversation"
-    bodies = [_scrape(stack) for _ in range(6)]  # whichever worker accepts the scrape
+    # whichever worker accepts the scrape; the Redis timings move on their own (the turn
+    # consumers poll the queue), so they are left out of the comparison
+    bodies = ["\n".join(line for line in _scrape(stack).splitlines()
+                        if not line.startswith("gpubot_redis_command_duration_seconds"))
+              for _ in range(6)]
     assert len(set(bodies)) == 1, "each worker must expose the sum over all workers"
     text = bodies[0]
     clicks = len(stack.driven.turns) - 1
