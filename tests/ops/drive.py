@@ -126,5 +126,15 @@ def drive(
         ack = time.monotonic() - sent
         done = fake.wait_for("chat.update", count=updates + 1, timeout=timeout,
                              where=mine)[updates].at
+        # an earlier turn's update may arrive again (a write retried after a timeout finds
+        # and repeats itself): the next click waits for the message this one changed
+        deadline = time.monotonic() + timeout
+        while True:
+            with fake._lock:
+                now = list(fake.messages[channel][run.question_ts]["blocks"])
+            if now != blocks:
+                break
+            assert time.monotonic() < deadline, "the click changed nothing"
+            time.sleep(0.01)
         run.turns.append(Turn("action", headers[WORKER_HEADER], status, ack, done - sent))
     raise AssertionError(f"no card after {MAX_TURNS} turns")

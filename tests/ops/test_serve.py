@@ -265,6 +265,8 @@ def test_a_killed_worker_is_replaced_and_its_counts_kept(stack: Stack) -> None:
         assert time.monotonic() < deadline, "the master did not replace the killed worker"
         time.sleep(0.2)
     stack.conns = conns
+    conns = _repin(stack)  # those pinned while the replacement booted may have idled out
+    assert victim.pid not in {c.pid for c in conns}
     assert _metric(_scrape(stack), "gpubot_turns_total") == turns_before
     for conn in conns:
         assert conn.request("GET", "/readyz")[0] == 200
