@@ -215,7 +215,7 @@ def pick(line: str, options: list[tuple[str, Message]], numeric: bool) -> str:
     """A numbered option's value, or the line itself as typed text."""
     typed = line.strip()
     digits = typed[1:] if typed.startswith("#") else (None if numeric else typed)
-    if digits is not None and digits.isdigit() and 1 <= int(digits) <= len(options):
+    if digits is not None and digits.isdecimal() and 1 <= int(digits) <= len(options):
         return options[int(digits) - 1][0]
     return typed
 

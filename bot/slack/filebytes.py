@@ -87,7 +87,7 @@ def get(url: str, token: str, *, limit: int, context: ssl.SSLContext | None = No
     try:
         with opener.open(request, timeout=timeout) as resp:
             length = str(resp.headers.get("Content-Length") or "")
-            if length.isdigit() and int(length) > limit:
+            if length.isdecimal() and int(length) > limit:
                 raise TooLarge
             body = bytearray()
             while len(body) <= limit:

@@ -347,7 +347,7 @@ def _scored(typed: _Tokens, rows: tuple[_Entry, ...], index: _Index, n: int) -> 
         for v in typed.versions:
             if v in r.versions:
                 score += 1.0
-            elif typed.sizes or not (v.isdigit() and _agrees(float(v), r.sizes)):
+            elif typed.sizes or not (v.isdecimal() and _agrees(float(v), r.sizes)):
                 score -= 0.5 if len(v) > 1 else 0.25
             else:
                 score += 0.8  # a size without its 'b' ('lama 3.1 70')

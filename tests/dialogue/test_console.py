@@ -92,6 +92,14 @@ def test_module_runs_from_a_pipe() -> None:
     assert say(msg("verdict.single_node")).upper() in proc.stdout and proc.stderr == ""
 
 
+def test_digits_that_are_not_decimal_are_typed_text_not_a_crash() -> None:
+    """'²' is a digit to Python (str.isdigit) but no number (int('²') raises): at any
+    question, bare or after '#', it is read as typed text and told as an error."""
+    rc, out = _run("llama 3.1 8b lora 1B tokens 7 days\n²\n#²\n")
+    assert rc == 0 and "Traceback" not in out
+    assert out.count("! ") >= 1  # said to be no answer, the conversation kept
+
+
 def test_numeric_questions_say_how_to_pick_a_choice() -> None:
     # at the target question '1' meant "No target" (choice 1) but sized 1 tokens/s, silently
     rc, out = _run("llama 3.1 70b\ninference\n#4\n")
