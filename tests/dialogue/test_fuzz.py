@@ -74,10 +74,11 @@ TEXT = st.one_of(
 
 
 def _command(text: str) -> Command | None:
-    """The command a text is, past a language asked for first ('in French: restart')."""
+    """The command a text is, past the languages asked for around it ('in French: restart',
+    'restart en français en français'), as the dialogue reads it."""
     cmd = command(text)
-    if cmd is not None and cmd.kind == "language" and cmd.value:
-        return command(cmd.value)
+    while cmd is not None and cmd.kind == "language" and cmd.value:
+        cmd = command(cmd.value)
     return cmd
 
 
