@@ -81,10 +81,11 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL such as https://huggingface.co")
         return v.rstrip("/") if v is not None else None
 
-    @field_validator("redis_sentinels", mode="before")
+    @field_validator("redis_sentinels", "internal_team_ids", mode="before")
     @classmethod
-    def _split_sentinels(cls, v: object) -> object:
-        """``REDIS_SENTINELS=10.0.0.1:26379,10.0.0.2:26379`` (commas or spaces)."""
+    def _split_list(cls, v: object) -> object:
+        """Comma (or space) separated in the environment: ``REDIS_SENTINELS=10.0.0.1:26379,
+        10.0.0.2:26379``, ``INTERNAL_TEAM_IDS=T0123,T0456``."""
         if isinstance(v, str):
             return [p for p in re.split(r"[,\s]+", v.strip()) if p]
         return v
@@ -137,14 +138,6 @@ class Settings(BaseSettings):
             raise ValueError("is not a Redis URL the bot can read: a Sentinel URL names its"
                              " master (redis+sentinel://host:port,host:port/master/0), a"
                              " cluster has only database 0") from None
-        return v
-
-    @field_validator("internal_team_ids", mode="before")
-    @classmethod
-    def _split_team_ids(cls, v: object) -> object:
-        """Comma (or space) separated in the environment: ``T0123,T0456``."""
-        if isinstance(v, str):
-            return [p for p in re.split(r"[,\s]+", v.strip()) if p]
         return v
 
     @field_validator("internal_team_ids")

@@ -16,6 +16,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -234,3 +235,16 @@ def python_m_bot() -> list[str]:
 def mini_app() -> list[str]:
     """The real front around a bare Bolt app (tests/ops/miniapp.py)."""
     return [sys.executable, "-m", "tests.ops.miniapp"]
+
+
+def metric_sum(text: str, name: str, **labels: str) -> float:
+    """Sum of the samples of ``name`` whose labels include ``labels``."""
+    total = 0.0
+    for line in text.splitlines():
+        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+        if all(got.get(k) == v for k, v in labels.items()):
+            total += float(m.group(3))
+    return total

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import threading
@@ -34,6 +33,7 @@ from tests.ops.server import (
     mini_app,
     pin_workers,
 )
+from tests.ops.server import metric_sum as _metric
 from tests.redisproc import RedisProcess, free_port
 from tests.slackreq import command_form
 
@@ -81,18 +81,6 @@ def _repin(front: Front) -> list[WorkerConn]:
         conn.close()
     front.conns = pin_workers(front.server.port, WORKERS)
     return front.conns
-
-
-def _metric(text: str, name: str, **labels: str) -> float:
-    total = 0.0
-    for line in text.splitlines():
-        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
-        if not m or m.group(1) != name:
-            continue
-        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
-        if all(got.get(k) == v for k, v in labels.items()):
-            total += float(m.group(3))
-    return total
 
 
 def _slow_body(port: int, out: list[bytes], stop: threading.Event) -> None:

@@ -33,6 +33,7 @@ from tests.ops.server import (
     pin_workers,
     python_m_bot,
 )
+from tests.ops.server import metric_sum as _metric
 from tests.redisproc import RedisProcess, free_port
 from tests.slackreq import SignedClient
 
@@ -69,19 +70,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         server.stop()
         fake.stop()
         redis.cleanup()
-
-
-def _metric(text: str, name: str, **labels: str) -> float:
-    """Sum of the samples of ``name`` whose labels include ``labels``."""
-    total = 0.0
-    for line in text.splitlines():
-        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
-        if not m or m.group(1) != name:
-            continue
-        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
-        if all(got.get(k) == v for k, v in labels.items()):
-            total += float(m.group(3))
-    return total
 
 
 def _repin(stack: Stack) -> list[WorkerConn]:
