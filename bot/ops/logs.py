@@ -60,6 +60,8 @@ _TOKEN_RE = re.compile(
     r"|xapp-[A-Za-z0-9-]+"
     # signing_secret=..., "signing_secret": "..."
     r"|(?i:signing[_-]?secret)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]+"
+    # a slash command's or a click's response_url (anyone holding it may post): its path
+    r"|/(?:commands|actions)/[A-Za-z0-9]+/[0-9]+/[A-Za-z0-9_-]+"
 )
 _SECRET_ENV = ("SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_CLIENT_SECRET",
                "LOG_HASH_KEY")

@@ -53,6 +53,11 @@ from bot.slack import filebytes, work, written
 from bot.slack.payloads import SharedFile, shared_file
 
 log = logging.getLogger(__name__)
+# slack_sdk's webhook client logs the URL (a credential) in its retries and failures: silenced;
+# respond() logs a failure itself, without the URL.
+_WEBHOOK_LOG = logging.getLogger("bot.slack.webhook")
+_WEBHOOK_LOG.setLevel(logging.CRITICAL + 1)
+_WEBHOOK_LOG.propagate = False
 
 Message = dict[str, Any]
 
@@ -373,7 +378,7 @@ class SlackApi:
         """
         try:
             hook = WebhookClient(response_url, timeout=5, ssl=self.client.ssl,
-                                 proxy=self.client.proxy)
+                                 proxy=self.client.proxy, logger=_WEBHOOK_LOG)
             with metrics.slack_call("response_url"):
                 resp = hook.send_dict(
                     {"response_type": "ephemeral", **message})

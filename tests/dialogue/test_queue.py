@@ -165,9 +165,16 @@ class Run:
 
     def consume_loop(self, name: str) -> None:
         check_own = True
+        swept = time.monotonic()
         while not self.stop.is_set():
             try:
+                # its own pending entries after an error and every half second, as the
+                # worker's consumer sweeps them: a read whose reply was lost hands entries to
+                # this consumer that it never saw
+                check_own = check_own or time.monotonic() - swept > 0.5
                 batch = self.q.pending(name) if check_own else self.q.take(name, 5, 200)
+                if check_own:
+                    swept = time.monotonic()
                 check_own = False
                 for e in batch:
                     if not e.redelivered:

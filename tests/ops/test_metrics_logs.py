@@ -330,6 +330,18 @@ def test_tokens_and_signing_secret_are_redacted(
     assert all(isinstance(line, dict) for line in _lines(captured))
 
 
+def test_a_response_url_is_never_logged(captured: io.StringIO) -> None:
+    """Anyone holding a slash command's response_url may post with it: whatever library logs
+    one (slack_sdk's webhook client does, on every retry), its credential path is redacted."""
+    logging.getLogger("slack_sdk.webhook.client").warning(
+        "Failed: POST https://hooks.slack.com/commands/T0123ABC/4567890123/aBcD3fGh1jKl")
+    logging.getLogger("anything").warning("click %s",
+                                          "https://hooks.slack.com/actions/T01/99/zz-Top_9")
+    out = captured.getvalue()
+    assert "aBcD3fGh1jKl" not in out and "zz-Top_9" not in out
+    assert out.count("[REDACTED]") == 2
+
+
 def test_setup_logging_registers_secrets_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, captured: io.StringIO
 ) -> None:
