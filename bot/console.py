@@ -94,7 +94,8 @@ def card(reply: Reply) -> list[str]:
             lines += [f"  - {say(c, lang)}" for c in items]
     if rec.alternatives:
         lines.append(say(msg("console.card.alternatives"), lang))
-        lines += [f"  - {say(a.label, lang)}: {say(a.summary, lang)}" for a in rec.alternatives]
+        lines += [say(msg("console.card.alternative", label=a.label, summary=a.summary), lang)
+                  for a in rec.alternatives]
     lines.append(rule)
     return lines
 

@@ -141,7 +141,7 @@ def concurrency(text: str) -> int:
 
 # -- context ---------------------------------------------------------------------------------
 
-CONTEXT_UNITS = (r"(?:(?:tokens?|toks?|jetons?)?\s*(?:of\s+|de\s+)?(?:contexte?(?: window"
+CONTEXT_UNITS = (r"(?:(?:tokens?|toks?|jetons?)?\s*(?:of\s+|de\s+)?(?:contexte?s?(?: window"
                  r"| length)?|ctx|fenetre)?(?: per request| par requete)?)")
 
 

@@ -81,12 +81,12 @@ _OWN: tuple[Recogniser, ...] = (
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser(("context",), _rx(
-        rf"(?P<v>{_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?|ctx)"
+        rf"(?P<v>{_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?s?|ctx)"
         r"\b(?:\s+window)?)"), _one("context", lambda s, c: numbers.context(
             s, _UNLIMITED, text(""))),
         cues=("context", "ctx")),
     Recogniser(("context",), _rx(
-        rf"\b(?:context|contexte|ctx)(?: length| window)?(?: of| window of| de|:|=)?\s*"
+        rf"\b(?:contexte?s?|ctx)(?: lengths?| windows?)?(?: of| window of| de|:|=)?\s*"
         rf"(?P<v>{_N})"), _one("context", lambda s, c: numbers.context(
             s, _UNLIMITED, text(""))),
         cues=("context", "ctx")),

@@ -27,8 +27,8 @@ from engine.request import SizingRequest
 from engine.result import Precision, StepAnswer
 from engine.wording import Message, msg
 
-__all__ = ["MULTI_NODE_TAX", "answer", "precisions", "question", "replicated",
-           "smallest_cluster", "tp_across", "tp_across_serving"]
+__all__ = ["MULTI_NODE_TAX", "answer", "fewest_copies", "precisions", "question", "replicated",
+           "smallest_cluster", "tp_across", "tp_across_serving", "within"]
 
 #: The operational tax of crossing the node boundary (C18), said by every multi-node answer.
 MULTI_NODE_TAX: tuple[Message, ...] = (
@@ -53,19 +53,77 @@ def precisions(facts: Facts) -> list[Precision]:
     return out
 
 
+def fewest_copies(facts: Facts, prec: Precision, nodes: int, start: int
+                  ) -> tuple[int, InferencePlan] | None:
+    """The fewest copies (>= ``start``, at least 2) of a ``nodes``-node instance that each
+    serve their share of the requests within the per-user bounds, or None when even one
+    request per copy misses them: a bisection on the copies, the per-copy load falling as
+    they grow."""
+    conc = facts.concurrency
+
+    def ok(n: int) -> InferencePlan | None:
+        plan, _ = facts.inference(prec, nodes, concurrency=math.ceil(conc / n))
+        return plan if within(facts, plan) else None
+
+    lo = hi = max(2, start)
+    found = ok(hi)
+    while found is None:
+        if hi >= conc:
+            return None
+        lo, hi = hi + 1, min(conc, hi * 2)
+        found = ok(hi)
+    best = (hi, found)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        plan = ok(mid)
+        if plan is not None:
+            hi, best = mid, (mid, plan)
+        else:
+            lo = mid + 1
+    return best
+
+
+def within(facts: Facts, plan: InferencePlan | None) -> bool:
+    """Fits and meets the per-user bounds (a throughput target is carried by copies)."""
+    return plan is not None and plan.serving is not None and facts.bounds.met(plan.serving)
+
+
 def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
     """(nodes, plan, copies): the fewest nodes whose one multi-node instance holds the model,
-    and the copies of it a throughput target needs."""
+    and the copies of it a throughput target needs. With per-user bounds, the copies that
+    keep every user within them, each serving a share of the requests, over the cluster
+    size that needs the fewest nodes in all (then the smaller cluster); when no number of
+    copies meets them, the fewest nodes that hold the model, as without bounds (the answer
+    then says the bounds are missed)."""
     target = facts.target
+    held: tuple[int, InferencePlan, int] | None = None
+    best: tuple[int, InferencePlan, int] | None = None
     for nodes in range(2, facts.policy.max_cluster_nodes + 1):
         for prec in precisions(facts):
             plan, _ = facts.inference(prec, nodes)
-            if plan is not None:
-                copies = 1
-                if target and plan.tokens_per_s < target:
-                    copies = math.ceil(target / plan.tokens_per_s)
+            if plan is None:
+                continue
+            copies = 1
+            if target and plan.tokens_per_s < target:
+                copies = math.ceil(target / plan.tokens_per_s)
+            if not facts.bounds.any:
                 return nodes, plan, copies
-    return None
+            held = held or (nodes, plan, copies)
+            if within(facts, plan):
+                found: tuple[int, InferencePlan, int] | None = (nodes, plan, copies)
+            else:
+                split = fewest_copies(facts, prec, nodes, 2)
+                found = None
+                if split is not None:
+                    n, each = split
+                    if target:  # more copies, each serving its share, carry the target
+                        n = max(n, math.ceil(target / each.tokens_per_s))
+                    found = (nodes, each, n)
+            if found is not None and (best is None
+                                      or found[0] * found[2] < best[0] * best[2]):
+                best = found
+            break  # the first format that holds the model is the one this size serves
+    return best or held
 
 
 def replicated(facts: Facts, node_plan: TrainingPlan, nodes: int) -> TrainingPlan:
@@ -127,7 +185,11 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
                   vram=pic.per_copy.vram_gb, fit=fit, link=facts.link.name,
                   tokens_per_s=plan.tokens_per_s)
     assumptions: tuple[Message, ...] = ()
-    if copies > 1:
+    if plan.concurrency < facts.concurrency:  # copies split the requests to meet the bounds
+        because = msg("evidence.cluster_split", cluster=because, copies=copies,
+                      per_copy=plan.concurrency, concurrency=facts.concurrency,
+                      per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s)
+    elif copies > 1:
         because = msg("evidence.cluster_copies", cluster=because, copies=copies,
                       target=facts.target)
         assumptions = (msg("assumption.target_clusters", copies=copies,

@@ -26,12 +26,15 @@ BRIEF = text("")
 
 
 def fit(facts: Facts, plan: InferencePlan) -> Message:
-    """Weights against the VRAM holding them, the KV cache, what is used and stays free."""
+    """Weights against the VRAM holding them, the KV cache of the plan's own load (a copy's
+    share of the requests when copies split them), what is used and stays free."""
     if facts.brief:
         return BRIEF
     seg = inference_picture(plan).per_copy
     common: dict[str, Param] = dict(
-        precision=terms.precision(plan.precision), load=terms.load(facts), kv=seg.work_gb,
+        precision=terms.precision(plan.precision),
+        load=msg("load.inference", concurrency=plan.concurrency, context=plan.context),
+        kv=seg.work_gb,
         reserve=seg.reserve_gb, used=seg.used_gb, vram=seg.vram_gb, free_share=seg.free_share,
         layout=terms.inference_layout(plan))
     if plan.dp == 1:

@@ -177,25 +177,32 @@ def _on_gpu(facts: Facts, gpu_id: str, brief: bool) -> Facts:
 
 
 def _reachable(facts: Facts) -> Facts:
-    """The facts as they are when one request alone, on one node of this GPU, can be served
-    within the bounds; otherwise without the bounds (no number of copies would meet them:
-    the answer is sized as if none were given, and says what the GPU does at best)."""
+    """The facts as they are when one request alone, on the fewest nodes of this GPU that
+    hold the model (one, or a cluster up to the policy's size), can be served within the
+    bounds; otherwise without the bounds (no number of copies would meet them: the answer is
+    sized as if none were given, and says what the GPU does at best). A model no cluster of
+    that size holds keeps its bounds: the tree says where it goes."""
+    from engine.decision.terms import hardware  # terms reads Facts: imported when used
+
     formats: list[Precision] = [facts.precision]
     if facts.request.allow_int4 and facts.precision not in ("int4", "nvfp4", "mxfp4"):
         formats.append("nvfp4" if facts.gpu.fp4_tflops else "int4")
-    best: InferencePlan | None = None
-    for prec in formats:
-        plan, _ = facts.inference(prec, 1, concurrency=1)
-        if plan is not None and plan.serving is not None:
-            if facts.bounds.met(plan.serving):
-                return facts
-            if best is None or plan.ttft_s < best.ttft_s:
-                best = plan
-    said = msg("assumption.bounds_unreachable", gpu=facts.gpu.name,
-               per_user=best.per_user_tokens_per_s if best else 0.0,
-               ttft=best.ttft_s if best else 0.0)
-    return replace(facts, bounds=Bounds(), assumptions=(*facts.assumptions, said),
-                   _served={})
+    for nodes in range(1, facts.policy.max_cluster_nodes + 1):
+        best: InferencePlan | None = None
+        for prec in formats:
+            plan, _ = facts.inference(prec, nodes, concurrency=1)
+            if plan is not None and plan.serving is not None:
+                if facts.bounds.met(plan.serving):
+                    return facts
+                if best is None or plan.ttft_s < best.ttft_s:
+                    best = plan
+        if best is not None:
+            said = msg("assumption.bounds_unreachable", hardware=hardware(facts, nodes),
+                       per_user=best.per_user_tokens_per_s, ttft=best.ttft_s)
+            return replace(facts, bounds=Bounds(), assumptions=(*facts.assumptions, said),
+                           _served={})
+    return facts
+
 
 
 _IN_NODE: dict[tuple[str, str, int], InNode] = {}

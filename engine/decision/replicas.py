@@ -16,10 +16,12 @@ import math
 from engine.decision import terms
 from engine.decision.cluster import (
     MULTI_NODE_TAX,
+    fewest_copies,
     precisions,
     replicated,
     smallest_cluster,
     tp_across,
+    within,
 )
 from engine.decision.facts import Facts
 from engine.decision.figures import serving, trained
@@ -27,44 +29,12 @@ from engine.decision.int4 import quality_caveat
 from engine.decision.outcome import StepOutcome
 from engine.physics.inference import InferencePlan
 from engine.request import SizingRequest
-from engine.result import Precision, StepAnswer
+from engine.result import StepAnswer
 from engine.wording import Message, msg
 
 __all__ = ["answer", "split_replicas"]
 
 _QUESTION = msg("question.step3")
-
-
-def _within(facts: Facts, plan: InferencePlan | None) -> bool:
-    """Fits and meets the per-user bounds (the throughput target is carried by copies)."""
-    return plan is not None and plan.serving is not None and facts.bounds.met(plan.serving)
-
-
-def _fewest(facts: Facts, prec: Precision, start: int) -> tuple[int, InferencePlan] | None:
-    """The fewest copies (>= ``start``) that each fit their share of the requests within the
-    bounds: a bisection on the copies, the per-copy load falling as they grow."""
-    conc = facts.concurrency
-
-    def ok(n: int) -> InferencePlan | None:
-        plan, _ = facts.inference(prec, 1, concurrency=math.ceil(conc / n))
-        return plan if _within(facts, plan) else None
-
-    lo, hi = max(2, start), max(2, start)
-    found = ok(hi)
-    while found is None:
-        if hi >= conc:
-            return None
-        lo, hi = hi + 1, min(conc, hi * 2)
-        found = ok(hi)
-    best = (hi, found)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        plan = ok(mid)
-        if plan is not None:
-            hi, best = mid, (mid, plan)
-        else:
-            lo = mid + 1
-    return best
 
 
 def split_replicas(facts: Facts) -> tuple[int, InferencePlan] | None:
@@ -78,7 +48,7 @@ def split_replicas(facts: Facts) -> tuple[int, InferencePlan] | None:
         cap = max((p.max_concurrency for p in plans if p.weights_ok), default=0)
         if cap <= 0:
             continue
-        found = _fewest(facts, prec, math.ceil(facts.concurrency / cap))
+        found = fewest_copies(facts, prec, 1, math.ceil(facts.concurrency / cap))
         if found is None:
             continue
         n, plan = found
@@ -95,8 +65,8 @@ def _prefer_split(facts: Facts, split: tuple[int, InferencePlan] | None,
     precision: 4-bit replicas do not displace a cluster that serves the sized precision."""
     if split is None:
         return False
-    if cluster is None:
-        return True
+    if cluster is None or not within(facts, cluster[1]):
+        return True  # the copies meet the bounds (by construction); the cluster does not
     order = precisions(facts)
     mine = (split[0], order.index(split[1].precision))
     theirs = (cluster[0] * cluster[2], order.index(cluster[1].precision))
@@ -116,7 +86,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     precs = precisions(facts)
     fit_plan = next((p for p in (facts.inference(prec, 1)[0] for prec in precs)
                      if p is not None), None)
-    if fit_plan is not None and facts.target and _within(facts, fit_plan):
+    if fit_plan is not None and facts.target and within(facts, fit_plan):
         n = max(2, math.ceil(facts.target / fit_plan.tokens_per_s))
         because = msg("evidence.replicas_target", precision=terms.precision(fit_plan.precision),
                       tokens_per_s=fit_plan.tokens_per_s, target=facts.target, copies=n,
@@ -141,7 +111,11 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
                       copies=n, per_copy=plan.concurrency, used=pic.per_copy.used_gb,
                       vram=pic.per_copy.vram_gb, tokens_per_s=plan.tokens_per_s,
                       per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s)
-        if cluster_nodes is not None:
+        if cluster is not None and not within(facts, cluster[1]):
+            because = msg("evidence.replicas_split_slow_cluster", split=because,
+                          nodes=cluster[0], per_user=cluster[1].per_user_tokens_per_s,
+                          ttft=cluster[1].ttft_s)
+        elif cluster_nodes is not None:
             because = msg("evidence.replicas_split_cluster", split=because,
                           cluster_nodes=cluster_nodes)
         caveats = (msg("caveat.replicas"),
@@ -152,7 +126,8 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
                            deployment, caveats=caveats,
                            assumptions=_replica_notes(facts, n, plan.concurrency))
     if split is not None and cluster is not None:
-        why = msg("evidence.cluster_shares", copies=split[0], nodes=cluster[0])
+        why = msg("evidence.cluster_shares", copies=split[0], nodes=cluster[0],
+                  clusters=cluster[2], total=cluster[0] * cluster[2])
     elif fit_plan is not None:
         why = msg("evidence.bounds_unreachable")
     elif len(precs) > 1:

@@ -92,7 +92,9 @@ def write_up(facts: Facts, outcomes: list[StepOutcome]) -> Recommendation:
     caveats = [c for o in outcomes for c in o.caveats] + _general_caveats(facts, d)
     assumptions = premises(facts) + [a for o in outcomes for a in o.assumptions]
     if d.crosses_nodes:
-        assumptions.append(msg("assumption.fabric_documented", link=facts.link.name))
+        fabric = frontier.frontier_fabric(facts) if d.verdict == "frontier" else facts.fabric
+        nics = fabric.nics_per_node
+        assumptions.append(msg("assumption.fabric_documented", link=facts.link.name, nics=nics))
         link_note = estimated_link(facts)
         if link_note is not None:
             assumptions.append(link_note)

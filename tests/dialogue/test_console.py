@@ -175,6 +175,9 @@ def test_a_french_conversation_is_rendered_in_french() -> None:
                "fr") in out
     assert say(msg("verdict.single_node"), "fr").upper() in out
     assert say(msg("console.card.numbers"), "fr") in out
+    # French typography in the alternatives too: a narrow space before the colon
+    alternatives = out.split(say(msg("console.card.alternatives"), "fr"))[1].split("\n")[1:3]
+    assert alternatives and all("\u00a0: " in line for line in alternatives)
 
 
 def test_the_terminal_locale_picks_the_prompts_language(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -318,6 +318,17 @@ def test_a_french_opening_gives_the_same_answers() -> None:
     assert found.unsure["workload"].message.id == "dialogue.confirm.finetune"
 
 
+@pytest.mark.parametrize("said, lang", [
+    ("mistral large 2 pour 50 personnes en même temps avec des contextes de 16k", "fr"),
+    ("mistral large 2 for 50 users at once, contexts of 16k", "en"),
+    ("mistral large 2 for 50 users at once, 16k contexts", "en"),
+])
+def test_a_plural_context_is_read_and_not_reported_unused(said: str, lang: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["context"] == 16384 and found.answers["concurrency"] == 50
+    assert found.leftovers == []
+
+
 def test_what_the_opening_inferred_is_marked() -> None:
     found = extract("deepseek r1 for 50 concurrent users")
     assert found.answers["workload"] == "inference" and found.inferred == {"workload"}

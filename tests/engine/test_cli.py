@@ -102,7 +102,7 @@ def test_readable_output_in_each_language(lang: str, words: list[str]) -> None:
 def test_errors_in_french_too() -> None:
     p = run("recommend", "--model", "llama-2-70b", "--context", "8k", "--lang", "fr")
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert "au plus 4\u202f096 tokens" in p.stderr
+    assert "au plus 4\u202f096 jetons" in p.stderr
 
 
 def test_recommend_takes_the_serving_bounds_and_reports_the_serving_numbers() -> None:

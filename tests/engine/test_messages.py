@@ -41,6 +41,12 @@ SPECIAL = [
     {"model": "llama-3.1-405b", "precision": "int4", "concurrency": 600, "context": 131072},
     {"model": "llama-2-70b"},
     {"model": "deepseek-v3", "gpus_per_node": 3},
+    {"model": "llama-3.1-405b", "concurrency": 100, "context": 32768,
+     "per_user_tokens_per_s": 20},
+    {"model": "deepseek-v3", "allow_int4": False, "concurrency": 64, "context": 16384,
+     "per_user_tokens_per_s": 20},
+    {"model": "deepseek-v3", "allow_int4": False, "concurrency": 64, "context": 16384,
+     "ttft_s": 0.05},
 ]
 
 
@@ -134,6 +140,25 @@ def test_french_is_written_the_french_way() -> None:
     assert "72,7\u202fGo" in fr and f"{free}\u202f%" in fr and "restent libres" in fr
     assert "tok/s per user" in en and "par utilisateur" in fr
     assert render(rec.headline, "fr").startswith("Un nœud 8x NVIDIA RTX PRO 6000")
+
+
+def test_french_answers_say_jeton_never_token() -> None:
+    # one word for one thing in front of a French reader: the faces say "jeton", so does the
+    # engine (the unit "tok/s" stays, as French technical writing has it)
+    english = re.compile(r"\btokens?\b", re.IGNORECASE)
+    said = {render(m, "fr") for rec in SWEEP for m in _messages(rec)}
+    assert not [s for s in said if english.search(s)]
+
+
+def test_link_names_leave_the_nic_count_to_the_answer() -> None:
+    # the frontier projection gives each GPU its own NIC: a link named "one NIC per node"
+    # would contradict it in the same answer
+    assert not [link.name for link in CAT.links.values() if "NIC" in link.name]
+    rec = recommend(SizingRequest(model="llama-3.1-70b", workload="pretrain",
+                                  train_tokens=15e12, gpu="h100-sxm"), alternatives=False)
+    assert rec.verdict == "frontier"
+    (fabric,) = [a for a in rec.assumptions if a.id == "assumption.fabric_documented"]
+    assert fabric.params["nics"] == rec.gpus_per_node  # one per GPU, as the frontier sentence
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -101,3 +101,36 @@ def test_the_step_and_the_math_quote_the_serving_model() -> None:
     (serving,) = [m for m in r.math if m.id == "math.serving"]
     assert serving.params["drain"] == CAT.policy.tpot_drain_steps
     assert "assumption.serving_model" in ids(r.assumptions)
+
+
+def test_replicas_that_meet_a_per_user_speed_win_over_a_cluster_that_misses_it() -> None:
+    # 405B at 100 x 32k: a 3-node cluster holds it but serves each user at ~3 tok/s; copies
+    # of one node, each serving its share of the requests, keep every user at 20 tok/s
+    r = rec(model="llama-3.1-405b", concurrency=100, context=32768, per_user_tokens_per_s=20)
+    assert (r.step, r.verdict) == (3, "replicas")
+    assert (r.numbers.per_user_tokens_per_s or 0) >= 20
+    because = r.questions[-1].because
+    assert because.id == "evidence.replicas_split_slow_cluster"
+    assert float(because.params["per_user"]) < 20  # type: ignore[arg-type]
+    assert "caveat.bounds_unmet" not in ids(r.caveats)
+
+
+def test_a_model_no_node_holds_keeps_its_bound_and_clusters_are_copied_to_meet_it() -> None:
+    # DeepSeek-V3 in FP8 fits no single node: the bound is judged on the cluster that holds
+    # it, never dropped as "0 tok/s on one node"; copies of that cluster split the requests
+    r = rec(model="deepseek-v3", allow_int4=False, concurrency=64, context=16384,
+            per_user_tokens_per_s=20)
+    assert "assumption.bounds_unreachable" not in ids(r.assumptions)
+    assert (r.step, r.verdict) == (4, "multi_node") and (r.replicas or 0) >= 2
+    assert (r.numbers.per_user_tokens_per_s or 0) >= 20
+    assert r.questions[-1].because.id == "evidence.cluster_split"
+    assert r.questions[-1].because.params["concurrency"] == 64
+
+
+def test_a_bound_a_cluster_cannot_meet_even_alone_is_dropped_with_the_clusters_figures() -> None:
+    r = rec(model="deepseek-v3", allow_int4=False, concurrency=64, context=16384,
+            ttft_s=0.05)
+    (said,) = [a for a in r.assumptions if a.id == "assumption.bounds_unreachable"]
+    assert float(said.params["ttft"]) > 0.05  # type: ignore[arg-type]
+    assert float(said.params["per_user"]) > 0  # type: ignore[arg-type]
+    assert said.params["hardware"].id == "hardware.nodes"  # type: ignore[union-attr]

@@ -82,7 +82,7 @@ def card_message(reply: Reply, key: ConversationKey, w: Words) -> Payload:
     if rec.alternatives:
         blocks.append(parts.section("\n".join(
             [f"*{w.md(msg('slack.card.alternatives'))}*"]
-            + [f"• *{w.md(a.label)}*: {w.md(a.summary)}"
+            + ["• " + w.md(msg("slack.card.alternative", label=a.label, summary=a.summary))
                for a in rec.alternatives[:MAX_ALTERNATIVES]])))
     if rec.assumptions:
         blocks.append(parts.context(f"{w.md(msg('slack.card.assumptions'))} "
