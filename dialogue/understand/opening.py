@@ -146,7 +146,7 @@ _NOISE = re.compile(
     r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero|pardon|"
     r"plutot|enfin|fait|veut|dire|chacun|chaque|par|prefer|because|given|as|also|just|only|"
     r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
-    r"process|processing|traiter|ici|d'ici)\b"
+    r"process|processing|traiter|ici|d'ici|speed|vitesse)\b"
 )
 
 

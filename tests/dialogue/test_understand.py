@@ -329,6 +329,15 @@ def test_a_plural_context_is_read_and_not_reported_unused(said: str, lang: str) 
     assert found.leftovers == []
 
 
+@pytest.mark.parametrize("said, lang", [
+    ("llama 3.3 70b, 64 utilisateurs, 8k, vitesse 50 tok/s par utilisateur", "fr"),
+    ("llama 3.3 70b, 64 users, 8k, speed 50 tok/s per user", "en"),
+])
+def test_a_speed_said_with_its_lead_in_word_leaves_nothing_unused(said: str, lang: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["per_user_tokens_per_s"] == 50 and found.leftovers == []
+
+
 def test_what_the_opening_inferred_is_marked() -> None:
     found = extract("deepseek r1 for 50 concurrent users")
     assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
