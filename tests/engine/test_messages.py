@@ -150,6 +150,14 @@ def test_french_answers_say_jeton_never_token() -> None:
     assert not [s for s in said if english.search(s)]
 
 
+def test_one_of_a_thing_is_singular_in_both_languages() -> None:
+    # a copy serving a single request is common once a per-user speed is asked
+    wrong = re.compile(r"(?<![\d.,\u202f])1 (?:requests|requêtes|mixed steps|étapes)\b")
+    said = {render(m, lang) for rec in SWEEP for m in _messages(rec) for lang in LANGS}
+    assert any(re.search(r"(?<![\d.,\u202f])1 (?:request|requête)\b", s) for s in said)
+    assert not [s for s in said if wrong.search(s)]
+
+
 def test_link_names_leave_the_nic_count_to_the_answer() -> None:
     # the frontier projection gives each GPU its own NIC: a link named "one NIC per node"
     # would contradict it in the same answer
