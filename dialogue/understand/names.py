@@ -26,8 +26,9 @@ from engine.wording import msg
 
 WORKLOADS: tuple[Workload, ...] = get_args(Workload)
 FINETUNES: tuple[Workload, ...] = ("lora", "qlora", "full-finetune")
-#: What a sentence may name: a workload, or "a fine-tune" of a kind not said.
-Named = Workload | Literal["finetune"]
+#: What a sentence may name: a workload, "a fine-tune" of a kind not said, or "training" of
+#: a kind not said (a fine-tune or a pre-training: the hardware differs several-fold).
+Named = Workload | Literal["finetune", "train"]
 
 # -- workloads -------------------------------------------------------------------------------
 
@@ -42,6 +43,7 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                      r" complet|complete fine[- ]?tun\w*|entrainement complet|affinage total",
     "finetune": r"fine[- ]?tun(?:e|ed|es|ing)|finetun\w*|sft|affinage|affiner|ajustement fin"
                 r"|reglage fin|post-?train\w*|instruction[- ]tun\w*",
+    "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
     "inference": r"inferenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*|api|production|rag|host\w*"
                  r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner",
 }
@@ -61,7 +63,12 @@ def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
              for m in WORKLOAD_RE[w].finditer(folded) if not negated(folded, m.start())]
     if not found:
         return None
-    _, w, span = min(found)
+    # a training of no kind said is a pre-training when 'from scratch' comes anywhere
+    # ('training llama 8b from scratch'); else the first word named, of two starting there
+    # the longer
+    if min(found)[1] == "train":
+        found = [f for f in found if f[1] == "pretrain"] or found
+    _, w, span = min(found, key=lambda f: (f[0], f[2][0] - f[2][1]))
     return w, span
 
 
@@ -72,6 +79,14 @@ def finetune_kind() -> Unsure:
     return Unsure(msg("dialogue.confirm.finetune"), options, "workload")
 
 
+def training_kind() -> Unsure:
+    """Which training: one of the fine-tunes, or a pre-training from scratch."""
+    options = [*finetune_kind().options,
+               Option(value="pretrain", label=msg("dialogue.choice.training.pretrain"),
+                      answers={"workload": "pretrain"})]
+    return Unsure(msg("dialogue.confirm.training"), options, "workload")
+
+
 def workload(said: str) -> Workload:
     t = fold(said)
     if t in WORKLOADS:
@@ -80,6 +95,8 @@ def workload(said: str) -> Workload:
     if found is not None:
         if found[0] == "finetune":
             raise finetune_kind()
+        if found[0] == "train":
+            raise training_kind()
         return found[0]
     raise ParseError(msg("dialogue.error.workload", text=shown(said)))
 

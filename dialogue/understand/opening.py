@@ -285,11 +285,15 @@ def _workload(rest: str, found: Found) -> str:
     if work is not None:
         if work[0] == "finetune":
             found.unsure["workload"] = names.finetune_kind()
+        elif work[0] == "train":
+            found.unsure["workload"] = names.training_kind()
         else:
             found.answers["workload"] = work[0]
         rest = rest[: work[1][0]] + " | " + rest[work[1][1]:]
         if work[0] in names.FINETUNES:  # 'fine-tune it with LoRA': the words agree
             rest = names.WORKLOAD_RE["finetune"].sub(" | ", rest)
+        if work[0] in (*names.FINETUNES, "pretrain"):  # 'train it from scratch', 'train a LoRA'
+            rest = names.WORKLOAD_RE["train"].sub(" | ", rest)
     if "workload" not in found.answers and "workload" not in found.unsure and any(
             k in found.answers for k in ("concurrency", "target_tokens_per_s", "requests_per_s",
                                          "per_user_tokens_per_s", "documents", "users_total")):

@@ -338,6 +338,32 @@ def test_a_speed_said_with_its_lead_in_word_leaves_nothing_unused(said: str, lan
     assert found.answers["per_user_tokens_per_s"] == 50 and found.leftovers == []
 
 
+@pytest.mark.parametrize("said, lang", [
+    ("training llama 3.1 8b on 1B tokens in 5 days", "en"),
+    ("entraîner llama 3.1 8b sur 1 milliard de jetons", "fr"),
+])
+def test_training_of_no_kind_asks_which_among_the_training_workloads(said: str,
+                                                                      lang: str) -> None:
+    # never sized, never offered as inference: the person said training
+    found = extract(said, lang)
+    assert "workload" not in found.answers and found.leftovers == []
+    unsure = found.unsure["workload"]
+    assert unsure.message.id == "dialogue.confirm.training"
+    assert [o.answers for o in unsure.options] == [
+        {"workload": w} for w in ("lora", "qlora", "full-finetune", "pretrain")]
+
+
+@pytest.mark.parametrize("said, lang, workload", [
+    ("training llama 3.1 8b from scratch on 1T tokens", "en", "pretrain"),
+    ("je voudrais entraîner un lora sur mistral 7b avec 500M de tokens", "fr", "lora"),
+    ("full training of llama 3.1 8b", "en", "full-finetune"),
+])
+def test_training_with_its_kind_said_takes_it_and_uses_every_word(said: str, lang: str,
+                                                                  workload: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["workload"] == workload and found.leftovers == []
+
+
 def test_what_the_opening_inferred_is_marked() -> None:
     found = extract("deepseek r1 for 50 concurrent users")
     assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
