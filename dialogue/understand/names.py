@@ -66,9 +66,12 @@ def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     # a training of no kind said is a pre-training when 'from scratch' comes anywhere
     # ('training llama 8b from scratch'); else the first word named, of two starting there
     # the longer
-    if min(found)[1] == "train":
+    def first(f: tuple[int, Named, tuple[int, int]]) -> tuple[int, int]:
+        return f[0], f[2][0] - f[2][1]
+
+    if min(found, key=first)[1] == "train":
         found = [f for f in found if f[1] == "pretrain"] or found
-    _, w, span = min(found, key=lambda f: (f[0], f[2][0] - f[2][1]))
+    _, w, span = min(found, key=first)
     return w, span
 
 

@@ -99,6 +99,8 @@ def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
     held: tuple[int, InferencePlan, int] | None = None
     best: tuple[int, InferencePlan, int] | None = None
     for nodes in range(2, facts.policy.max_cluster_nodes + 1):
+        if best is not None and best[0] * best[2] <= nodes:
+            break  # a bigger cluster needs at least ``nodes`` nodes: it cannot need fewer
         for prec in precisions(facts):
             plan, _ = facts.inference(prec, nodes)
             if plan is None:

@@ -32,11 +32,9 @@ def fit(facts: Facts, plan: InferencePlan) -> Message:
         return BRIEF
     seg = inference_picture(plan).per_copy
     common: dict[str, Param] = dict(
-        precision=terms.precision(plan.precision),
-        load=msg("load.inference", concurrency=plan.concurrency, context=plan.context),
-        kv=seg.work_gb,
-        reserve=seg.reserve_gb, used=seg.used_gb, vram=seg.vram_gb, free_share=seg.free_share,
-        layout=terms.inference_layout(plan))
+        precision=terms.precision(plan.precision), load=terms.load(facts, plan.concurrency),
+        kv=seg.work_gb, reserve=seg.reserve_gb, used=seg.used_gb, vram=seg.vram_gb,
+        free_share=seg.free_share, layout=terms.inference_layout(plan))
     if plan.dp == 1:
         return msg("evidence.fit", weights=seg.weights_gb, weights_share=plan.weights_share,
                    **common)

@@ -204,7 +204,6 @@ def _reachable(facts: Facts) -> Facts:
     return facts
 
 
-
 _IN_NODE: dict[tuple[str, str, int], InNode] = {}
 
 

@@ -60,10 +60,12 @@ def hardware(facts: Facts, nodes: int = 1) -> Message:
     return msg("hardware.nodes", nodes=nodes, gpus=facts.gpn, gpu=facts.gpu.name)
 
 
-def load(facts: Facts) -> Message:
-    """The sized load: '64 x 8k' (concurrent requests x context)."""
+def load(facts: Facts, concurrency: int | None = None) -> Message:
+    """The sized load: '64 x 8k' (concurrent requests x context); with ``concurrency``, a
+    copy's share of the requests at the same context ('22 x 16k')."""
     r = facts.request
-    return msg("load.inference", concurrency=r.concurrency, context=r.context)
+    return msg("load.inference", concurrency=r.concurrency if concurrency is None
+               else concurrency, context=r.context)
 
 
 def model_name(facts: Facts) -> Message:
