@@ -199,6 +199,8 @@ def _assumed(key: str) -> Predicate:
 FLOW: tuple[tuple[str, Predicate], ...] = (
     *((s, _open(s)) for s in ("model", "workload", "concurrency", "context",
                               "target_tokens_per_s", "train_tokens", "deadline_days")),
+    # a format named that this GPU cannot run (NVFP4 off Blackwell): asked before the engine
+    ("precision", lambda a, plan: "precision" in a and _open("precision")(a, plan)),
     ("workload", _assumed("workload")),
     ("int4", lambda a, plan: ("int4" not in a or _assumed("int4")(a, plan))
      and plan.int4_decides()),

@@ -88,7 +88,7 @@ def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
         # a new model with a shorter window: the old answer is shown as what no longer fits
         text = (msg("dialogue.question.now", question=text, now=shown)
                 if valid(conv.state, conv.answers)
-                else msg("dialogue.question.was", question=text, was=shown))
+                else msg(slot.was, question=text, was=shown))
     notices = list(out.notices)
     steps = []
     try:

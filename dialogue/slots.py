@@ -57,6 +57,8 @@ class Slot:
     default: Callable[[Answers], Default | None] = lambda a: None
     ask_params: Callable[[Answers], dict[str, Param]] = lambda a: {}
     merge: bool = False  # a new answer keeps the slot's other keys (a GPU keeps its count)
+    #: how an answer the other answers no longer allow is shown with the question again
+    was: str = "dialogue.question.was"
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -166,6 +168,16 @@ def _int4s_menu() -> tuple[Choice, ...]:
             Choice(value="no", label=msg("dialogue.choice.int4_no")))
 
 
+def _precisions(answers: Answers) -> list[Choice]:
+    """The weight formats one can ask for: NVFP4 only on a GPU with FP4 tensor cores."""
+    gpu = catalog().gpus.get(str(answers.get("gpu") or DEFAULT_GPU))
+    formats = ["fp8", "bf16", "fp16"] + (["nvfp4"] if gpu is not None and gpu.fp4_tflops
+                                         else [])
+    return [Choice(value=f, label=msg(f"dialogue.choice.precision.{f}"),
+                   style="primary" if f == SizingRequest.model_fields["precision"].default
+                   else None) for f in formats]
+
+
 _BUDGETS = (("1B tokens", 1e9), ("10B tokens", 10e9), ("100B tokens", 100e9),
             ("1.5T tokens", 1.5e12), ("15T tokens", 15e12))
 
@@ -263,6 +275,15 @@ SLOTS: dict[str, Slot] = {
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
              serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)}, _menu(_int4s_menu),
              ask_params=lambda a: {"model": readers.model_name(a)}),
+        # asked only when the format named cannot run on the GPU (FP8, or a model's native
+        # 4-bit checkpoint, is sized unless one is named): read from what people type ('in
+        # BF16'), and changed like the GPU
+        Slot("precision", ("precision", "weight format", "weights format", "format", "weights",
+                           "format des poids", "poids"), False, serving,
+             readers.one("precision", names.precision), _precisions,
+             ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
+                 catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
+             was="dialogue.question.was_format"),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
              lambda t, a, lang, today: {"train_tokens": numbers.tokens(t, lang)}, _budgets,
@@ -307,6 +328,8 @@ def valid(slot: str, answers: Answers) -> bool:
                                           "documents"))
     if slot == "gpu":
         return "gpu" in answers or "gpus_per_node" in answers
+    if slot == "precision":  # a format the GPU runs (NVFP4 needs FP4 tensor cores)
+        return answers.get("precision") in {c.value for c in _precisions(answers)}
     if slot == "model":
         m = answers.get("model")
         return m is not None and (not isinstance(m, str) or not m.startswith(

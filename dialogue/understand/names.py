@@ -21,7 +21,7 @@ from dialogue.errors import ParseError, Unsure
 from dialogue.understand.negation import negated
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import UnknownEntry, catalog
-from engine.request import Workload
+from engine.request import AskedPrecision, Workload
 from engine.wording import msg
 
 WORKLOADS: tuple[Workload, ...] = get_args(Workload)
@@ -102,6 +102,39 @@ def workload(said: str) -> Workload:
             raise training_kind()
         return found[0]
     raise ParseError(msg("dialogue.error.workload", text=shown(said)))
+
+
+# -- weight formats ---------------------------------------------------------------------------
+
+#: The weight formats a person may name (engine.request.AskedPrecision, INT4 aside: it is its
+#: own question), each with the words people use for it, on folded text.
+_PRECISION_PATTERNS: dict[AskedPrecision, str] = {
+    "fp8": r"fp8|float8|e4m3|8[- ]?bits?",
+    "bf16": r"bf16|bfloat16|16[- ]?bits?",
+    "fp16": r"fp16|float16|half[- ]precision|demi[- ]precision",
+    "nvfp4": r"nv-?fp4|fp4",
+}
+#: One weight format named anywhere: not inside a name ('llama-3.1-70b-fp8' is the model's).
+PRECISION_RE = re.compile(r"(?<![\w-])(?:" + "|".join(_PRECISION_PATTERNS.values())
+                          + r")(?![\w-])")
+_KV_NEAR = re.compile(r"\b(?:kv|cache)\b")
+
+
+def precision(said: str) -> AskedPrecision:
+    """The weight format a text names (FP8, BF16, FP16, NVFP4): the first one, its words
+    folded ('bfloat16', '16-bit', 'fp4')."""
+    t = fold(said)
+    for m in PRECISION_RE.finditer(t):
+        for fmt, said_as in _PRECISION_PATTERNS.items():
+            if re.fullmatch(said_as, m.group(0)):
+                return fmt
+    raise ParseError(msg("dialogue.error.precision", text=shown(said)))
+
+
+def weights_format_at(folded: str, start: int, end: int) -> bool:
+    """Whether the format named at ``folded[start:end]`` is the weights' and not the KV
+    cache's ('an FP8 KV cache', 'cache KV en FP8' name the cache)."""
+    return _KV_NEAR.search(folded, max(0, start - 12), min(len(folded), end + 12)) is None
 
 
 # -- GPUs ------------------------------------------------------------------------------------

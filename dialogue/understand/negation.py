@@ -91,7 +91,7 @@ _NEGATOR = re.compile(
     r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
     r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)"
     r"(?:\s+(?:a|an|the|any|un|une|le|la|les|du|des|de|l'|d'|use|using|want|need|with"
-    r"|on|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
+    r"|on|in|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
 )
 
 

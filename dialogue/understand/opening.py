@@ -124,6 +124,11 @@ _OWN: tuple[Recogniser, ...] = (
         r"(?P<v>\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b)"),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge")),
+    # a weight format ('in FP8', 'en bf16', '16-bit weights'); not a KV cache's ('FP8 KV')
+    Recogniser(("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
+               lambda m, c: {"precision": names.precision(m.group("v"))}
+               if names.weights_format_at(m.string, m.start(), m.end()) else None,
+               cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
 _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 #: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
@@ -146,7 +151,7 @@ _NOISE = re.compile(
     r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero|pardon|"
     r"plutot|enfin|fait|veut|dire|chacun|chaque|par|prefer|because|given|as|also|just|only|"
     r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
-    r"process|processing|traiter|ici|d'ici|speed|vitesse)\b"
+    r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids)\b"
 )
 
 

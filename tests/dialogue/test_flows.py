@@ -242,6 +242,40 @@ def test_change_after_the_result_recomputes() -> None:
     assert r.request["gpu"] == "rtx-5090" and r.sources["gpu"] == "said"
 
 
+def test_a_weight_format_said_is_sized_shown_and_changeable() -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b inference en bf16, 32 users, 8k")
+    assert r.kind == "result" and r.recommendation is not None
+    assert r.request["precision"] == "bf16" and r.sources["precision"] == "said"
+    assert r.recommendation.precision == "bf16"
+    assert "precision" in {a.slot for a in r.answers}
+    change = next(n for n in r.nav if n.kind == "change" and n.slot == "precision")
+    r = click(d, "k", r, change.value)
+    assert r.asking == "precision"
+    assert [c.value for c in r.choices] == ["fp8", "bf16", "fp16", "nvfp4"]  # a Blackwell GPU
+    r = click(d, "k", r, "fp8")
+    assert r.kind == "result" and r.recommendation is not None
+    assert r.recommendation.precision == "fp8" and r.request["precision"] == "fp8"
+
+
+def test_without_a_format_said_none_is_sent_and_a_native_checkpoint_is_sized() -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "gpt-oss 120b inference 32 users 8k")
+    assert r.recommendation is not None and "precision" not in r.request
+    assert r.recommendation.precision == "mxfp4"  # as it ships, not FP8
+
+
+def test_a_format_the_gpu_cannot_run_is_asked_again_before_anything_is_sized() -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b inference with nvfp4 on L40S, 32 users, 8k, no target")
+    assert r.kind == "question" and r.asking == "precision" and r.error is None
+    assert r.text.id == "dialogue.question.was_format"
+    assert "nvfp4" not in [c.value for c in r.choices]  # no FP4 tensor cores on L40S
+    r = click(d, "k", r, "fp8")
+    assert r.kind == "result" and r.recommendation is not None
+    assert (r.recommendation.gpu, r.recommendation.precision) == ("l40s", "fp8")
+
+
 def test_change_of_workload_asks_what_the_new_workload_needs() -> None:
     d = Dialogue(MemoryStore())
     run(d, "k", ["no target"], buttons=False, opening="llama 3.1 70b inference 64 users 8k")

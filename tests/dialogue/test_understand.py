@@ -364,6 +364,28 @@ def test_training_with_its_kind_said_takes_it_and_uses_every_word(said: str, lan
     assert found.answers["workload"] == workload and found.leftovers == []
 
 
+@pytest.mark.parametrize("said, lang, fmt", [
+    ("llama 3.1 70b en bf16 pour 32 utilisateurs", "fr", "bf16"),
+    ("llama 3.1 70b in FP16, 32 users", "en", "fp16"),
+    ("llama 3.1 70b with 16-bit weights", "en", "bf16"),
+    ("llama 3.1 70b in nvfp4", "en", "nvfp4"),
+    ("llama 3.1 70b en 8 bits", "fr", "fp8"),
+])
+def test_a_weight_format_is_read(said: str, lang: str, fmt: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["precision"] == fmt and found.leftovers == []
+
+
+@pytest.mark.parametrize("said", [
+    "llama 3.1 70b for 32 users with an fp8 kv cache",  # the cache's format, not the weights'
+    "llama 3.1 70b pour 32 utilisateurs, cache KV en fp8",
+    "llama-3.1-70b-instruct-fp8 for 32 users",  # a checkpoint's name
+    "llama 3.1 70b for 32 users, not in bf16",  # refused
+])
+def test_a_format_that_is_not_the_weights_is_not_taken(said: str) -> None:
+    assert "precision" not in extract(said).answers
+
+
 def test_what_the_opening_inferred_is_marked() -> None:
     found = extract("deepseek r1 for 50 concurrent users")
     assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
