@@ -117,6 +117,7 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("target_tokens_per_s", "target_tokens_per_s", _rate),
     Key("int4", "int4", lambda v: msg("dialogue.show.yes" if v is True else "dialogue.show.no")),
     Key("precision", "precision", lambda v: msg(f"precision.{v}")),
+    Key("kv_precision", "precision", lambda v: msg(f"precision.{v}")),
     Key("train_tokens", "train_tokens", _shown("dialogue.show.tokens", "n")),
     Key("deadline_days", "deadline_days", _shown("dialogue.show.days", "days")),
     Key("interconnect", "interconnect", _entry("link")),

@@ -277,13 +277,14 @@ SLOTS: dict[str, Slot] = {
              ask_params=lambda a: {"model": readers.model_name(a)}),
         # asked only when the format named cannot run on the GPU (FP8, or a model's native
         # 4-bit checkpoint, is sized unless one is named): read from what people type ('in
-        # BF16'), and changed like the GPU
+        # BF16', 'an FP8 KV cache'), and changed like the GPU (a new weight format keeps the
+        # KV cache's)
         Slot("precision", ("precision", "weight format", "weights format", "format", "weights",
                            "format des poids", "poids"), False, serving,
              readers.one("precision", names.precision), _precisions,
              ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
                  catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
-             was="dialogue.question.was_format"),
+             was="dialogue.question.was_format", merge=True),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
              lambda t, a, lang, today: {"train_tokens": numbers.tokens(t, lang)}, _budgets,
@@ -329,7 +330,9 @@ def valid(slot: str, answers: Answers) -> bool:
     if slot == "gpu":
         return "gpu" in answers or "gpus_per_node" in answers
     if slot == "precision":  # a format the GPU runs (NVFP4 needs FP4 tensor cores)
-        return answers.get("precision") in {c.value for c in _precisions(answers)}
+        weights = answers.get("precision")
+        return ("kv_precision" in answers and weights is None) or (
+            weights in {c.value for c in _precisions(answers)})
     if slot == "model":
         m = answers.get("model")
         return m is not None and (not isinstance(m, str) or not m.startswith(

@@ -131,6 +131,19 @@ def precision(said: str) -> AskedPrecision:
     raise ParseError(msg("dialogue.error.precision", text=shown(said)))
 
 
+#: A KV cache's format: 'fp8 kv (cache)', 'kv cache in fp8', 'cache kv en fp8'.
+KV_FORMAT_RE = re.compile(
+    r"\b(?P<a>fp8|bf16|fp16)\s+kv(?:[- ]?cache)?\b"
+    r"|\b(?:kv[- ]?cache|cache\s+kv|kv)\s+(?:in\s+|en\s+|at\s+|=\s*|:\s*)?(?P<b>fp8|bf16|fp16)\b")
+
+
+def kv_format(m: re.Match[str]) -> str:
+    """The KV cache format a :data:`KV_FORMAT_RE` match names (FP16 is kept as BF16: the
+    same two bytes a value)."""
+    fmt = m.group("a") or m.group("b")
+    return "fp8" if fmt == "fp8" else "bf16"
+
+
 def weights_format_at(folded: str, start: int, end: int) -> bool:
     """Whether the format named at ``folded[start:end]`` is the weights' and not the KV
     cache's ('an FP8 KV cache', 'cache KV en FP8' name the cache)."""

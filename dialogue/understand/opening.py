@@ -124,6 +124,9 @@ _OWN: tuple[Recogniser, ...] = (
         r"(?P<v>\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b)"),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge")),
+    # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
+    Recogniser(("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
+               lambda m, c: {"kv_precision": names.kv_format(m)}, cues=("kv",)),
     # a weight format ('in FP8', 'en bf16', '16-bit weights'); not a KV cache's ('FP8 KV')
     Recogniser(("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
                lambda m, c: {"precision": names.precision(m.group("v"))}

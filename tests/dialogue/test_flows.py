@@ -258,6 +258,20 @@ def test_a_weight_format_said_is_sized_shown_and_changeable() -> None:
     assert r.recommendation.precision == "fp8" and r.request["precision"] == "fp8"
 
 
+def test_an_fp8_kv_cache_said_is_sized_and_kept_when_the_weights_change() -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b inference, 32 users, 8k, with an fp8 kv cache")
+    assert r.kind == "result" and r.recommendation is not None
+    assert r.request["kv_precision"] == "fp8" and "precision" not in r.request
+    assert r.recommendation.kv_precision == "fp8"
+    kv = r.recommendation.numbers.kv_cache_gb
+    assert kv is not None and kv == pytest.approx(32 * 8192 * 163840 / 1e9, abs=0.1)
+    d.handle("k", "change weight format")
+    r = d.handle("k", "bf16")
+    assert r.recommendation is not None
+    assert (r.recommendation.precision, r.recommendation.kv_precision) == ("bf16", "fp8")
+
+
 def test_without_a_format_said_none_is_sent_and_a_native_checkpoint_is_sized() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "gpt-oss 120b inference 32 users 8k")

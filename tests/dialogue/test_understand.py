@@ -386,6 +386,18 @@ def test_a_format_that_is_not_the_weights_is_not_taken(said: str) -> None:
     assert "precision" not in extract(said).answers
 
 
+@pytest.mark.parametrize("said, lang, weights, kv", [
+    ("llama 3.1 70b for 32 users with an fp8 kv cache", "en", None, "fp8"),
+    ("llama 3.1 70b pour 32 utilisateurs, cache KV en fp8, poids en bf16", "fr", "bf16", "fp8"),
+    ("llama 3.1 70b in fp8 with a bf16 kv cache", "en", "fp8", "bf16"),
+])
+def test_the_kv_caches_format_is_its_own_answer(said: str, lang: str, weights: str | None,
+                                                kv: str) -> None:
+    found = extract(said, lang)
+    assert found.answers.get("precision") == weights and found.answers["kv_precision"] == kv
+    assert found.leftovers == []
+
+
 def test_what_the_opening_inferred_is_marked() -> None:
     found = extract("deepseek r1 for 50 concurrent users")
     assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
