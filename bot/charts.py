@@ -9,7 +9,7 @@ this process (bounded, the oldest first out); another worker draws its own: the 
 pure function of the request, so every copy is the same.
 
 The request comes back from the reply (``Reply.request``, the answers as the engine names
-them, ``dialogue/flow.py`` ``sizing_request``), and the engine checks that it leads to the
+them, ``dialogue/flow.py`` ``engine_request``), and the engine checks that it leads to the
 very recommendation the reply shows (:class:`engine.decision.curves.NotReproduced`
 otherwise): a chart never shows other numbers than the card's. Any failure is raised as
 :class:`ChartsFailed`, for the face to tell the person and lose nothing else.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dialogue import Reply
-from dialogue.flow import sizing_request
+from dialogue.flow import engine_request
 from engine.request import SizingRequest
 from engine.units import Lang
 
@@ -68,7 +68,7 @@ _LOCK = threading.Lock()
 
 def request_of(reply: Reply) -> SizingRequest:
     """The engine's request behind ``reply``'s result."""
-    return sizing_request(reply.request, allow_int4=reply.request.get("int4") is True)
+    return engine_request(reply.request)
 
 
 def _digest(reply: Reply) -> str:

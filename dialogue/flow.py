@@ -110,6 +110,23 @@ def sizing_request(req: Mapping[str, Any], *, allow_int4: bool) -> SizingRequest
     return SizingRequest.model_validate({**out, "allow_int4": allow_int4})
 
 
+def int4_consent(said: object, decides: Callable[[], bool]) -> bool:
+    """Whether the engine may size 4-bit weights: the person's yes or no when they gave one;
+    when they were never asked (``decides()`` is false: 4-bit weights do not change the
+    answer), yes, so the article's step 2 says why they do not help (the weights fit but the
+    KV cache does not, ...) instead of "INT4 quality is not acceptable", which nobody said."""
+    return said is True or (said is None and not decides())
+
+
+def engine_request(req: Mapping[str, Any]) -> SizingRequest:
+    """The engine's request behind a reply's result (``Reply.request``), INT4 consent as
+    :class:`Plan` gives it (a face redrawing the result, engine/charts)."""
+    def decides() -> bool:
+        return recommend(sizing_request(req, allow_int4=True)).precision != recommend(
+            sizing_request(req, allow_int4=False)).precision
+    return sizing_request(req, allow_int4=int4_consent(req.get("int4"), decides))
+
+
 class Plan:
     """One turn's view of the answers: the next question, and the engine's answers."""
 
@@ -120,8 +137,9 @@ class Plan:
         self._memo: dict[bool, Recommendation] = {}
 
     def recommendation(self, *, allow_int4: bool | None = None) -> Recommendation:
+        """The engine's answer, INT4 consent as :func:`int4_consent` gives it unless told."""
         if allow_int4 is None:
-            allow_int4 = self.answers.get("int4") is True
+            allow_int4 = int4_consent(self.answers.get("int4"), self.int4_decides)
         if allow_int4 not in self._memo:
             try:
                 self._memo[allow_int4] = recommend(sizing_request(self._req,

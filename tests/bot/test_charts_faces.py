@@ -65,6 +65,15 @@ def test_charts_are_the_engines_for_the_cards_request_and_drawn_once() -> None:
         "llama-3.1-70b-inference-")
 
 
+@pytest.mark.parametrize("opening", [
+    "mistral large 2 inference 200 users 32k context on h200",  # 4-bit never asked
+    "mistral large 2 inference 200 users 32k context on h200 no int4",  # 4-bit refused
+])
+def test_the_charts_request_weighs_4_bit_weights_as_the_card_did(opening: str) -> None:
+    reply = _result(opening)
+    assert recommend(bot_charts.request_of(reply)) == reply.recommendation
+
+
 def test_a_result_whose_request_no_longer_gives_it_draws_nothing() -> None:
     reply = _result("llama 3.1 70b inference 64 users 8k context no target")
     other = _result("llama 3.1 405b inference 64 users 32k context no target", key="other")

@@ -124,6 +124,23 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     assert r.recommendation.interconnect == "eth-100" and r.sources["interconnect"] == "said"
 
 
+def test_int4_never_asked_is_not_reported_as_refused() -> None:
+    """4-bit weights that would not change the answer are not asked about, so the card's
+    step 2 says why they do not help, never "INT4 quality is not acceptable"; a person who
+    refused them reads the refusal."""
+    d = Dialogue(MemoryStore())
+    opening = "mistral large 2 inference 200 users 32k context on h200"
+    r = d.start("k", opening)
+    assert r.recommendation is not None and r.recommendation.verdict == "replicas"
+    assert "int4" not in r.request
+    step2 = r.recommendation.questions[1]
+    assert (step2.step, step2.answer) == (2, "no")
+    assert step2.because.id == "evidence.no_room"  # 4-bit weights fit, the KV cache does not
+    r = d.start("k", opening + " no int4")
+    assert r.recommendation is not None and r.request["int4"] is False
+    assert r.recommendation.questions[1].because.id == "evidence.int4_refused"
+
+
 def test_opening_prefills_and_skips_questions() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 405b inference 64 users 32k context int4 ok over 100 GbE")
