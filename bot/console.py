@@ -145,7 +145,7 @@ def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
          if n.requests_per_s else None),
         ("efficiency", msg("console.value.share", share=n.scaling_efficiency)
          if n.scaling_efficiency else None),
-        ("gpu_months", msg("console.value.count", n=n.gpu_months) if n.gpu_months else None),
+        ("gpu_months", msg("console.value.short", n=n.gpu_months) if n.gpu_months else None),
         ("days", msg("console.value.days", days=n.days) if n.days else None),
         ("gpus_needed", msg("console.value.count", n=n.gpus_needed) if n.gpus_needed else None),
         # small work on the fewest GPUs: said when fewer than the node's

@@ -56,11 +56,12 @@ class UnitError(ValueError):
 
 # -- parsing -------------------------------------------------------------------------------
 
-#: A number as people write it: ``128 000``, ``100,000``, ``1.5``, ``.5``, French ``1,5``.
-#: Groups of exactly three digits after a space, comma, underscore or narrow space are
-#: thousands; a comma followed by one or two digits is a decimal comma.
+#: A number as people write it: ``128 000``, ``100,000``, ``1.5``, ``.5``, French ``1,5``,
+#: and as a command line does: ``5e8``. Groups of exactly three digits after a space, comma,
+#: underscore or narrow space are thousands; a comma followed by one or two digits is a
+#: decimal comma.
 NUMBER = (
-    r"(?:\d{1,3}(?:[ ,_\u202f\u00a0]\d{3})+(?:\.\d+)?(?![,.]\d)|\d+,\d{1,2}(?![\d,])"
+    r"(?:\d+(?:\.\d+)?e[+]?\d{1,2}(?![\d.,])|\d{1,3}(?:[ ,_\u202f\u00a0]\d{3})+(?:\.\d+)?(?![,.]\d)|\d+,\d{1,2}(?![\d,])"
     r"|\d+(?:\.\d+)?|\.\d+)"
 )
 #: Scale words, longest first so 'million' is not read as 'm' + 'illion'.

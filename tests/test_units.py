@@ -16,6 +16,8 @@ from engine.units import Kind, UnitError
     ("128 000", Kind.CONTEXT, 128000), ("6k", Kind.RATE, 6000), ("6k", Kind.COUNT, 6000),
     ("1.5T", Kind.TOKENS, 1.5e12), ("1,5T", Kind.TOKENS, 1.5e12), ("1B", Kind.TOKENS, 1e9),
     ("1 Md", Kind.TOKENS, 1e9), ("500 million", Kind.TOKENS, 5e8), ("70b", Kind.PARAMS, 70e9),
+    ("500 millions", Kind.TOKENS, 5e8), ("5e8", Kind.TOKENS, 5e8),
+    ("1.5E12", Kind.TOKENS, 1.5e12),
 ])
 def test_one_meaning_per_kind(text: str, kind: Kind, value: float) -> None:
     assert units.parse(text, kind) == value

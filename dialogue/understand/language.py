@@ -28,6 +28,8 @@ FRENCH_WORDS = frozenset({
     "affiner", "servir", "deployer", "heberger", "traiter", "resumer", "employes", "salaries",
     "collaborateurs", "quoi", "pourquoi", "comment", "aussi", "rapide", "dont", "actifs",
     "milliards", "plutot", "enfin", "pardon", "vitesse", "lecture", "complet", "entreprise",
+    "aimerait", "aimerions", "aimerais", "voudrait", "souhaite", "souhaiterait", "besoin",
+    "avons", "sur", "millions", "jeton", "simultanement", "reseau", "relies", "tuner", "finetuner",
 })
 #: English words that mean the same in a sizing request and would tip the balance.
 ENGLISH_WORDS = frozenset({

@@ -41,7 +41,8 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                      r"(?: fine[- ]?tun\w*)?)|full-finetune|(?:all|every) (?:the )?weights?"
                      r"|tous les poids|(?:fine[- ]?tun\w*|affinage|entrainement|ajustement)"
                      r" complet|complete fine[- ]?tun\w*|entrainement complet|affinage total",
-    "finetune": r"fine[- ]?tun(?:e|ed|es|ing)|finetun\w*|sft|affinage|affiner|ajustement fin"
+    "finetune": r"fine[- ]?tun(?:e|ed|es|ing|er|ons|ez|ent)|finetun\w*|sft|affinage|affiner"
+                r"|ajustement fin"
                 r"|reglage fin|post-?train\w*|instruction[- ]tun\w*",
     "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
     "inference": r"inferenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*|api|production|rag|host\w*"

@@ -233,13 +233,15 @@ DAYS: dict[str, float] = {
 DURATION_UNIT = "|".join(sorted(DAYS, key=len, reverse=True))
 _LEAD = re.compile(r"^(?:in|within|under|less than|by|about|around|max|at most|en|sous|dans"
                    r"|d'ici|moins de|environ|au plus)\s+")
+#: what may follow a deadline: '10 jours max', '2 weeks at most'
+_TRAIL = re.compile(r"\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi)$")
 _DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)\s*(?P<unit>{DURATION_UNIT})?$")
 
 
 def deadline(text: str) -> float:
     """A deadline in days: '30 days', '2 weeks', '3 months' (30 days each), '2 semaines',
     'un mois', a bare number of days."""
-    t = spelled(_LEAD.sub("", words(text)))
+    t = _TRAIL.sub("", spelled(_LEAD.sub("", words(text))))
     m = _DURATION.match(t)
     if m is not None:
         q = quantity(m["num"], Kind.COUNT)

@@ -91,13 +91,14 @@ _OWN: tuple[Recogniser, ...] = (
             s, _UNLIMITED, text(""))),
         cues=("context", "ctx")),
     Recogniser(("train_tokens",), _rx(
-        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|million|billion|trillion|bn"
+        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|millions?|billions?|trillions?|bn"
         r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("token", "jeton")),
     Recogniser(("deadline_days",), _rx(
         rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
-        r"(?:days?|weeks?|months?|years?|jours?|semaines?|mois|ans|annees?)\b)"),
+        r"(?:days?|weeks?|months?|years?|jours?|semaines?|mois|ans|annees?)\b"
+        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "jour", "semaine", "mois", "an")),
     Recogniser(("int4",), _rx(
@@ -154,7 +155,9 @@ _NOISE = re.compile(
     r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero|pardon|"
     r"plutot|enfin|fait|veut|dire|chacun|chaque|par|prefer|because|given|as|also|just|only|"
     r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
-    r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids)\b"
+    r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
+    r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
+    r"we're|we'll)\b"
 )
 
 

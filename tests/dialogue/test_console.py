@@ -186,3 +186,13 @@ def test_the_terminal_locale_picks_the_prompts_language(monkeypatch: pytest.Monk
     assert rc == 0
     assert out.startswith(say(msg("dialogue.opening.prompt"), "fr"))
     assert say(msg("dialogue.slot.workload.ask", model=text("Llama 3.1 70B")), "fr") in out
+
+
+def test_a_short_training_run_shows_its_gpu_months_not_zero() -> None:
+    """A LoRA of a few days on a few GPUs is a fraction of a GPU-month: the card shows it
+    (0.25), never a rounded 0."""
+    rc, out = _run("qwen 2.5 72b lora on 500M tokens within 10 days\n")
+    assert rc == 0
+    row = next(line for line in out.splitlines()
+               if line.strip().startswith(say(msg("console.row.gpu_months"))))
+    assert row.split()[-1] == "0.25"

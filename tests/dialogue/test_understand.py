@@ -364,6 +364,31 @@ def test_training_with_its_kind_said_takes_it_and_uses_every_word(said: str, lan
     assert found.answers["workload"] == workload and found.leftovers == []
 
 
+
+@pytest.mark.parametrize("said, lang, workload, tokens, days", [
+    ("On voudrait fine-tuner Qwen 2.5 72B en LoRA sur 500 millions de tokens, en 10 jours "
+     "max, serveurs reliés en 100 GbE", "fr", "lora", 5e8, 10),
+    ("We'd like to fine-tune Llama 3.1 8B with QLoRA on 200 million tokens within 3 days "
+     "at most", "en", "qlora", 2e8, 3),
+    ("fine-tuner mistral 7b en lora sur 2 milliards de jetons, 2 semaines maximum", "fr",
+     "lora", 2e9, 14),
+])
+def test_a_training_request_in_everyday_words_uses_every_word(
+        said: str, lang: str, workload: str, tokens: float, days: float) -> None:
+    """A plural scale ('500 millions'), a deadline with its 'max', the French verb
+    'fine-tuner' and a contraction ('we'd') are all read: nothing is reported unused."""
+    found = extract(said, lang)
+    assert found.answers["workload"] == workload
+    assert found.answers["train_tokens"] == tokens
+    assert found.answers["deadline_days"] == days
+    assert found.leftovers == []
+
+
+def test_a_french_fine_tune_with_few_words_is_french() -> None:
+    assert language.detect("on aimerait fine-tuner mistral 7b") == "fr"
+    with pytest.raises(Unsure):  # the kind of fine-tune is asked, not guessed
+        names.workload("fine-tuner")
+
 @pytest.mark.parametrize("said, lang, fmt", [
     ("llama 3.1 70b en bf16 pour 32 utilisateurs", "fr", "bf16"),
     ("llama 3.1 70b in FP16, 32 users", "en", "fp16"),
