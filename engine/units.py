@@ -61,7 +61,8 @@ class UnitError(ValueError):
 #: underscore or narrow space are thousands; a comma followed by one or two digits is a
 #: decimal comma.
 NUMBER = (
-    r"(?:\d+(?:\.\d+)?e[+]?\d{1,2}(?![\d.,])|\d{1,3}(?:[ ,_\u202f\u00a0]\d{3})+(?:\.\d+)?(?![,.]\d)|\d+,\d{1,2}(?![\d,])"
+    r"(?:\d+(?:\.\d+)?e[+]?\d{1,2}(?![\d.,])"
+    r"|\d{1,3}(?:[ ,_\u202f\u00a0]\d{3})+(?:\.\d+)?(?![,.]\d)|\d+,\d{1,2}(?![\d,])"
     r"|\d+(?:\.\d+)?|\.\d+)"
 )
 #: Scale words, longest first so 'million' is not read as 'm' + 'illion'.
