@@ -37,6 +37,8 @@ _EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:ac
          r"(?:users?|utilisateurs?|persons?|personnes?|requests?|requetes?|streams?|sessions?"
          r"|conversations?|clients?|chats?)\b")
 _TOK = r"(?:tokens?|toks?|jetons?)"
+#: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
+_TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
             "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
             "hrs": 3600, "hour": 3600, "hours": 3600, "heure": 3600, "heures": 3600,
@@ -233,14 +235,14 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("req", "quer", "call", "question", "appel", "demande")),
     Recogniser(("prompt_tokens",), re.compile(
         rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
-        rf"|input tokens)|{N3}\s*{_TOK}\s+in\b"
+        rf"|input tokens)|{N3}\s*{_TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
         rf"|(?:prompts?|inputs?|entrees?|input)\s*(?:lengths?\s*)?(?:of|de|d'|:"
         rf"|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
         rf"{N2}\s*{_TOK}?"), _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
     Recogniser(("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
-        rf"|generations?|de reponse|en sortie|de sortie|output tokens)|{N3}\s*{_TOK}\s+out\b"
+        rf"|generations?|de reponse|en sortie|de sortie|output tokens)|{N3}\s*{_TOK}?\s+out\b(?!\s*of\b)"
         rf"|(?:answers?"
         rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
         rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"

@@ -46,7 +46,8 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                 r"|reglage fin|post-?train\w*|instruction[- ]tun\w*",
     "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
     "inference": r"inferenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*|api|production|rag|host\w*"
-                 r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner",
+                 r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner"
+                 r"|summari[sz]\w*|resum(?:er|ons|ez|e)|translat\w*|tradu(?:ire|isons|isez)",
 }
 WORKLOAD_RE = {w: re.compile(rf"\b(?:{p})\b") for w, p in _WORKLOAD_PATTERNS.items()}
 _SPECIFIC: tuple[Named, ...] = ("qlora", "lora", "full-finetune")  # named anywhere, they win

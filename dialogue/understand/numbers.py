@@ -75,15 +75,23 @@ _RUN = re.compile(
 _ARTICLES = frozenset({"a", "un", "une", "and", "et"})
 
 
+#: 'in a week', 'en une semaine', 'within an hour': an article after a word of time and
+#: before a unit of time is one of it (elsewhere 'a day' may be a rate: '10k a day').
+_ONE_SPAN = re.compile(
+    r"\b(?P<lead>in|within|under|over|en|sous|dans|pour|d'ici|by)\s+(?:a|an|un|une)\s+"
+    r"(?=(?:hours?|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
+
+
 def digits_in(folded: str) -> str:
     """Number words anywhere in a folded sentence as digits ('pour soixante-quatre
-    utilisateurs' -> 'pour 64 utilisateurs'); an article alone ('a', 'un') stays a word."""
+    utilisateurs' -> 'pour 64 utilisateurs'); an article alone ('a', 'un') stays a word,
+    except before a unit of time after 'in' / 'en' ('in a week' -> 'in 1 week')."""
     def one(m: re.Match[str]) -> str:
         run = m.group(0)
         if set(run.replace("-", " ").split()) <= _ARTICLES:
             return run
         return spelled(run.strip()) + (" " if run.endswith((" ", "-")) else "")
-    return _RUN.sub(one, folded)
+    return _RUN.sub(one, _ONE_SPAN.sub(lambda m: f"{m['lead']} 1 ", folded))
 
 
 # -- the words around a number ---------------------------------------------------------------

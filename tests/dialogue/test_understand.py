@@ -455,3 +455,31 @@ def test_spelled_numbers_read_as_their_digits(n: int) -> None:
     elif r:
         spoken.append(units[r])
     assert numbers.concurrency(" ".join(spoken)) == n
+
+
+@pytest.mark.parametrize("said, lang", [
+    ("Nous devons résumer 2 millions de documents de 3000 tokens chacun en une semaine avec "
+     "Llama 3.3 70B", "fr"),
+    ("we must summarize 2M docs of 3k tokens in a week with llama 3.3 70b", "en"),
+    ("2M documents of 3k tokens in 7 days with llama 3.3 70b", "en"),
+])
+def test_a_batch_due_in_a_week_is_read_whole(said: str, lang: str) -> None:
+    """'en une semaine' / 'in a week' is one week; '3k tokens in 7 days' is the documents'
+    size and the deadline, not a prompt of 3k tokens 'in'; 'résumer' is serving."""
+    found = extract(said, lang)
+    assert found.answers["documents"] == 2_000_000 and found.answers["batch_days"] == 7.0
+    assert found.answers["document_tokens"] in (3000, 3072)
+    assert found.answers["workload"] == "inference"
+    assert found.leftovers == [] and found.refusals == []
+
+
+def test_a_rate_a_day_is_not_read_as_one_day() -> None:
+    found = extract("10k requests a day with llama 3.1 8b", "en")
+    assert found.answers["requests_per_s"] == pytest.approx(10_000 / 86_400, rel=1e-4)
+    assert "deadline_days" not in found.answers
+
+
+def test_tokens_in_and_out_of_a_request() -> None:
+    found = extract("llama 3.1 8b 50 users 2k tokens in, 500 out", "en")
+    assert (found.answers["prompt_tokens"], found.answers["output_tokens"]) == (2048, 500)
+    assert found.leftovers == []
