@@ -242,7 +242,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("prompt", "input", "entree", " in ")),
     Recogniser(("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
-        rf"|generations?|de reponse|en sortie|de sortie|output tokens)|{N3}\s*{_TOK}?\s+out\b(?!\s*of\b)"
+        rf"|generations?|de reponse|en sortie|de sortie|output tokens)"
+        rf"|{N3}\s*{_TOK}?\s+out\b(?!\s*of\b)"
         rf"|(?:answers?"
         rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
         rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
