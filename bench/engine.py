@@ -6,7 +6,7 @@ every GPU's kernel curves and every link's collective curves built once):
 - "cold": ``clear_cache(physics=True)`` first, so the answer, the plan searches and the step
   models are all computed again (only the loaded catalog and calibration remain, with the
   values their curves were asked for): the cost of a question never asked before in this
-  process;
+  process (the clearing itself is not timed);
 - "searches kept": ``clear_cache()`` only, so the answer is computed again but the plan
   searches and step times kept across requests (engine/decision/memo.py) are reused: what a
   different question on the same model, GPU and load pays;
@@ -55,23 +55,22 @@ def load() -> str:
     return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
-def median_us(fn: Callable[[], object], n: int) -> float:
+def median_us(fn: Callable[[], object], n: int, before: Callable[[], object] = lambda: None
+              ) -> float:
+    """The median time of ``fn`` over ``n`` runs, ``before`` run (untimed) ahead of each."""
     times = []
     for _ in range(n):
+        before()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times) * 1e6
 
 
-def cold(req: SizingRequest, alternatives: bool) -> None:
+def cold() -> None:
+    """Before a cold run: every answer, search and step model forgotten (not timed: freeing
+    the last answer's objects is not part of answering the next)."""
     clear_cache(physics=True)
-    recommend(req, alternatives=alternatives)
-
-
-def kept(req: SizingRequest, alternatives: bool) -> None:
-    clear_cache()
-    recommend(req, alternatives=alternatives)
 
 
 def sweep(alternatives: bool) -> dict[str, float]:
@@ -116,10 +115,12 @@ def main() -> None:
         ("recommend 405B 64x32k inference (verdict only)",
          SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768), False, 300),
     ]:
-        c = median_us(lambda r=r, alts=alts: cold(r, alts), n)  # type: ignore[misc]
-        k = median_us(lambda r=r, alts=alts: kept(r, alts), n)  # type: ignore[misc]
-        recommend(r, alternatives=alts)
-        m = median_us(lambda r=r, alts=alts: recommend(r, alternatives=alts), n)  # type: ignore[misc]
+        def run(r: SizingRequest = r, alts: bool = alts) -> None:
+            recommend(r, alternatives=alts)
+        c = median_us(run, n, cold)
+        k = median_us(run, n, clear_cache)
+        run()
+        m = median_us(run, n)
         print(f"{label:<50} median {c:7.0f} us cold, {k:6.0f} us searches kept, "
               f"{m:5.1f} us memoized ({n} runs)")
     for alts in (False, True):
