@@ -61,7 +61,7 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
     if not s.merge:
         for k in s.keys:
-            if k not in reading:
+            if k not in reading and k not in s.keeps:
                 conv.drop(k)
     for k, v in reading.items():
         same = conv.answers.get(k, object()) == v and conv.sources.get(k) == "assumed"

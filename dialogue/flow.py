@@ -29,7 +29,7 @@ from dialogue.conversation import AnswerValue
 from dialogue.keys import KEYS
 from dialogue.machine import DONE
 from dialogue.reply import Source
-from dialogue.slots import ORDER, SLOTS, serving, valid
+from dialogue.slots import ORDER, SLOTS, holds, serving, valid
 from engine import EngineError, recommend
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, SizingRequest
 from engine.result import Recommendation, StepAnswer
@@ -72,8 +72,7 @@ def request(answers: Answers, sources: Sources) -> tuple[dict[str, Any], dict[st
     req: dict[str, Any] = {}
     src: dict[str, Source] = {}
     for name, key in KEYS.items():
-        slot = SLOTS[key.slot]
-        if name in answers and slot.applies(answers) and valid(key.slot, answers):
+        if holds(name, answers):
             for k, v in key.to_request(answers[name], answers).items():
                 req[k], src[k] = v, sources.get(name, "said")
     batch = batch_load(answers)

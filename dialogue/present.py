@@ -18,7 +18,7 @@ from dialogue.flow import ALWAYS, EngineFailed, Plan, int4_tradeoff, request
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
-from dialogue.slots import ORDER, SLOTS, assumed, current_default, valid
+from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, valid
 from dialogue.turn import changeable
 from engine.wording import Message, msg
 
@@ -49,8 +49,7 @@ def answers(conv: Conversation) -> list[AnswerView]:
     out: list[AnswerView] = []
     a = conv.answers
     for name, key in KEYS.items():
-        slot = SLOTS[key.slot]
-        if name in a and key.shown and slot.applies(a) and valid(key.slot, a):
+        if key.shown and holds(name, a):
             out.append(AnswerView(slot=name, label=key.label, shown=key.show(a[name]),
                                   source=conv.sources.get(name, "said")))
     for name, value in ALWAYS:
@@ -83,7 +82,7 @@ def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
         text = proposal.text
     elif assumed(conv, conv.state):  # inferred, not said: confirm it (Enter keeps it)
         text = msg("dialogue.question.assumed", question=text, now=slot.show(conv.answers))
-    elif any(k in conv.answers for k in slot.keys):
+    elif any(k in conv.answers for k in slot.keys if k not in slot.keeps):
         shown = slot.show(conv.answers)
         # a new model with a shorter window: the old answer is shown as what no longer fits
         text = (msg("dialogue.question.now", question=text, now=shown)

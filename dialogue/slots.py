@@ -57,6 +57,9 @@ class Slot:
     default: Callable[[Answers], Default | None] = lambda a: None
     ask_params: Callable[[Answers], dict[str, Param]] = lambda a: {}
     merge: bool = False  # a new answer keeps the slot's other keys (a GPU keeps its count)
+    #: keys a new answer leaves as they are, which do not answer the question alone (a first
+    #: token within 2 s stays when a speed is given; it is no speed)
+    keeps: tuple[str, ...] = ()
     #: how an answer the other answers no longer allow is shown with the question again
     was: str = "dialogue.question.was"
 
@@ -271,7 +274,8 @@ SLOTS: dict[str, Slot] = {
                                      "speed", "objectif", "debit", "cible", "vitesse"), True,
              serving, readers.read_speed, _menu(_speeds_menu), default=_speed_default,
              ask_params=lambda a: {"reading": readers.reading_speed(),
-                                   "chatgpt": assumptions().chatgpt_tokens_per_s}),
+                                   "chatgpt": assumptions().chatgpt_tokens_per_s},
+             keeps=("ttft_s",)),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
              serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)}, _menu(_int4s_menu),
              ask_params=lambda a: {"model": readers.model_name(a)}),
@@ -338,6 +342,15 @@ def valid(slot: str, answers: Answers) -> bool:
         return m is not None and (not isinstance(m, str) or not m.startswith(
             answer_keys.CONFIG) or "model_config" in answers)
     return slot in answers
+
+
+def holds(key: str, answers: Answers) -> bool:
+    """Whether an answer key counts for these answers (sent to the engine, shown): its
+    question applies and is validly answered, or the key is one its question keeps beside
+    an answer still to come (a first-token bound before the speed is said)."""
+    slot = SLOTS[answer_keys.KEYS[key].slot]
+    return key in answers and slot.applies(answers) and (
+        valid(slot.name, answers) or key in slot.keeps)
 
 
 def assumed(conv: Conversation, slot: str) -> bool:

@@ -141,6 +141,26 @@ def test_int4_never_asked_is_not_reported_as_refused() -> None:
     assert r.recommendation.questions[1].because.id == "evidence.int4_refused"
 
 
+def test_a_first_token_bound_said_alone_survives_the_speed_question() -> None:
+    """A first-token bound is no speed: the speed is still asked, but answering it (the
+    default, or a speed typed) keeps the bound, shown among the answers and sized."""
+    d = Dialogue(MemoryStore())
+    r = run(d, "k", ["8k"], buttons=False, opening=(
+        "Combien de GPU pour servir gpt-oss-120b à 500 utilisateurs, avec un premier jeton "
+        "en moins de 2 secondes ?"))
+    assert r.asking == "target_tokens_per_s" and r.request["ttft_s"] == 2
+    assert r.text.id == "dialogue.slot.target_tokens_per_s.ask"  # not "was 2 s: too much"
+    assert "ttft_s" in {a.slot for a in r.answers}
+    r = d.handle("k", "")  # the default speed
+    assert r.recommendation is not None
+    assert r.request["ttft_s"] == 2 and r.request["per_user_tokens_per_s"] == 20
+    assert "ttft_s" in {a.slot for a in r.answers}
+    assert r.recommendation.numbers.ttft_s is not None and r.recommendation.numbers.ttft_s <= 2
+    r = d.handle("k", "change speed")
+    r = d.handle("k", "40 tok/s per user")
+    assert r.request["ttft_s"] == 2 and r.request["per_user_tokens_per_s"] == 40
+
+
 def test_opening_prefills_and_skips_questions() -> None:
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 405b inference 64 users 32k context int4 ok over 100 GbE")
