@@ -231,7 +231,9 @@ def shape(rec: Recommendation) -> Message:
     """The answer's size: one node, an N-node cluster, or copies of either (with the total)."""
     copies = rec.replicas or 1
     per = max(rec.nodes // copies, 1)
-    unit = msg("dialogue.shape.node") if per == 1 else msg("dialogue.shape.cluster", nodes=per)
+    gpus = rec.gpus_per_node  # said: the research-lab trap may answer on a bigger node
+    unit = msg("dialogue.shape.node", gpus=gpus) if per == 1 else msg(
+        "dialogue.shape.cluster", nodes=per, gpus=gpus)
     if copies == 1:
         return unit
     return msg("dialogue.shape.copies", copies=copies, unit=unit, nodes=rec.nodes)

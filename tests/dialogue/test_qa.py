@@ -332,9 +332,22 @@ def test_the_int4_question_says_what_it_decides() -> None:
     assert trade.id == "dialogue.notice.int4_tradeoff"
     assert trade.params["int4"].id == "dialogue.shape.node"  # type: ignore[union-attr]
     assert trade.params["fp8"].model_dump() == {  # type: ignore[union-attr]
-        "id": "dialogue.shape.cluster", "params": {"nodes": 2}}
+        "id": "dialogue.shape.cluster", "params": {"nodes": 2, "gpus": 8}}
     r = click(d, "k", r, "no")
     assert r.asking == "interconnect"
+
+
+def test_the_int4_tradeoff_names_each_sides_node_size() -> None:
+    """On 4-GPU nodes, 4-bit weights fit one 8-GPU node (the research-lab trap answers on
+    the article's node) while FP8 takes three of the 4-GPU nodes asked: each side says it."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "deepseek r1 inference 64 users on nodes of 4 h100, 16k context, no target")
+    assert r.asking == "int4"
+    trade = r.notices[-1].text
+    assert trade.params["int4"].model_dump() == {  # type: ignore[union-attr]
+        "id": "dialogue.shape.node", "params": {"gpus": 8}}
+    assert trade.params["fp8"].model_dump() == {  # type: ignore[union-attr]
+        "id": "dialogue.shape.cluster", "params": {"nodes": 3, "gpus": 4}}
 
 
 def test_a_context_the_new_model_cannot_take_is_re_asked_and_not_shown_as_current() -> None:
