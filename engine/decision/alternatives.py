@@ -68,14 +68,36 @@ def summary(verdict: Verdict, nodes: int, n: Numbers, node_gpus: int) -> Message
 
 
 def _option(facts: Facts, kind: Kind, label: Message) -> tuple[tuple[int, int], Alternative]:
-    """The answer on ``facts`` as an alternative, with its rank (step, then GPUs)."""
+    """The answer on ``facts`` as an alternative, with its rank (step, then GPUs). When the
+    per-user bounds asked cannot be met there (the facts were sized without them), its
+    summary says so: it answers a looser question than the one asked."""
     decided_on, step, d = final(facts)
+    said = summary(d.verdict, d.total_nodes, d.numbers, decided_on.gpn)
+    if _unreachable(facts, decided_on):
+        said = msg("alternative.bounds_unmet", summary=said, bounds=_bounds_asked(facts))
     alt = Alternative.of(kind=kind, label=label, verdict=d.verdict, gpu=decided_on.gpu.id,
                       nodes=d.total_nodes, precision=d.precision, layout=d.layout,
-                      summary=summary(d.verdict, d.total_nodes, d.numbers, decided_on.gpn),
-                      numbers=d.numbers)
+                      summary=said, numbers=d.numbers)
     gpus = d.numbers.gpus_needed or d.total_nodes * decided_on.gpn
     return (step, gpus), alt
+
+
+def _unreachable(facts: Facts, decided_on: Facts) -> bool:
+    """Whether the request's per-user bounds were dropped for ``decided_on`` (no number of
+    copies meets them there: engine/decision/facts.py ``_reachable``)."""
+    return facts.asked_bounds.any and not decided_on.bounds.any
+
+
+def _bounds_asked(facts: Facts) -> Message:
+    """The per-user bounds of the request, as one phrase ('40 tok/s per user and a first
+    token within 2 s')."""
+    asked = facts.asked_bounds
+    parts: list[Message] = []
+    if asked.tokens_per_s is not None:
+        parts.append(msg("target.per_user", speed=asked.tokens_per_s))
+    if asked.ttft_s is not None:
+        parts.append(msg("target.ttft", ttft=asked.ttft_s))
+    return msg("target.all", parts=parts)
 
 
 def _memory_ranker(facts: Facts) -> Callable[[GPUSpec], tuple[int, float]]:
@@ -151,8 +173,10 @@ def _fp8_kv(facts: Facts, rec: Recommendation) -> list[Alternative]:
     r = facts.request
     if r.is_training or r.kv_precision == "fp8" or not _kv_matters(facts, rec):
         return []
-    _, alt = _option(facts.other(kv_precision="fp8", brief=True), "kv_precision",
-                     msg("alternative.fp8_kv"))
+    fp8 = facts.other(kv_precision="fp8", brief=True)
+    if facts.bounds.any and not fp8.bounds.any:
+        return []  # the smaller cache only changes the answer by missing what was asked
+    _, alt = _option(fp8, "kv_precision", msg("alternative.fp8_kv"))
     same = (alt.verdict, alt.nodes, alt.precision) == (rec.verdict, rec.nodes, rec.precision)
     if same and (alt.numbers.gpus_needed or 0) >= (rec.numbers.gpus_needed or 0):
         return []

@@ -78,6 +78,12 @@ class Facts(Searches):
     #: the request's fabric with other NIC counts (a frontier cluster's), one object each
     _fabrics: dict[int, Fabric] = field(default_factory=dict, repr=False)
 
+    @property
+    def asked_bounds(self) -> Bounds:
+        """The per-user bounds the request asks, kept when no number of copies can meet
+        them on this GPU (then :attr:`bounds` is empty and the answer is sized without)."""
+        return self._settled[0] if self._settled is not None else self.bounds
+
     def other(self, *, brief: bool | None = None, **update: object) -> Facts:
         """The facts of the same request with some fields changed (another GPU, precision,
         node size): what the alternatives and the research-lab trap compare against. The

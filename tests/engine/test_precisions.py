@@ -79,6 +79,26 @@ def test_an_fp8_kv_cache_is_offered_when_it_changes_the_answer() -> None:
     assert "kv_precision" not in {a.kind for a in small.alternatives}
 
 
+def test_an_alternative_that_cannot_meet_the_per_user_speed_asked_says_so() -> None:
+    """An FP8 KV cache that only changes the answer by missing the speed asked is not
+    offered (the measured FP8-KV decode kernel is slow at small batch on this GPU); another
+    GPU that cannot reach it is shown, saying it was sized without it."""
+    r = rec(alternatives=True, model="qwen3-235b-a22b", concurrency=30, context=32768,
+            per_user_tokens_per_s=40)
+    assert r.numbers.per_user_tokens_per_s is not None and r.numbers.per_user_tokens_per_s >= 40
+    assert "kv_precision" not in {a.kind for a in r.alternatives}
+    slow = rec(alternatives=True, model="llama-3.1-405b", concurrency=16, context=8192,
+               per_user_tokens_per_s=30)
+    gpus = {a.gpu: a for a in slow.alternatives if a.kind == "gpu"}
+    assert gpus["l40s"].summary.id == "alternative.bounds_unmet"
+    assert gpus["l40s"].summary.params["bounds"].params["parts"][0].params == {  # type: ignore[union-attr]
+        "speed": 30}
+    b200 = gpus["b200"]  # fast enough: its own summary, the speed met
+    assert b200.summary.id == "alternative.summary"
+    assert b200.numbers.per_user_tokens_per_s is not None
+    assert b200.numbers.per_user_tokens_per_s >= 30
+
+
 def test_capacities_are_real_bytes_with_their_unit_stated() -> None:
     pro = CAT.gpu("rtx-pro-6000-server")
     assert (pro.memory_gb, pro.memory_unit) == (96, "GiB")
