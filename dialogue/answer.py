@@ -211,9 +211,10 @@ def read(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
         if state == "model":
             return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, out,
                           today)
-        if state == "interconnect" and names.unsure(said):
+        if names.unsure(said):  # 'not sure', 'je ne sais pas': the default, said as assumed
             default = slot.default(conv.answers)
-            assert default is not None  # the link always has one (engine.request's)
+            if default is None:  # no default to take: how to estimate it
+                raise ParseError(msg("dialogue.error.unsure", help=slot.help))
             put(conv, state, default.answers, "assumed")
             out.notices.append(Notice(kind="assumed", text=msg(
                 "dialogue.notice.assumed", answers=[pair(k, v)

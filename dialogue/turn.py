@@ -201,7 +201,7 @@ def _asks(text: str, state: str) -> bool:
     request for an explanation ('what is ...', 'why ...') is."""
     if state == "model":
         return negation.asks_about(text)
-    if state == "interconnect" and names.unsure(text):  # 'dunno?' leaves it to the bot
+    if names.unsure(text):  # 'dunno?' leaves it to the bot (its default, or how to guess)
         return False
     if not SLOTS[state].numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
         return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer

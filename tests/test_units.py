@@ -50,6 +50,9 @@ def test_numbers_in_each_language() -> None:
     assert units.count(1234567) == "1,234,567"
     assert units.count(1234567, "fr") == "1\u202f234\u202f567"
     assert units.pct(0.664) == "66%" and units.pct(0.664, "fr") == "66\u202f%"
+    # a small share is never written as nothing (3.6 GB of weights on an 825 GB node)
+    assert units.pct(0.0044) == "0.4%" and units.pct(0.0044, "fr") == "0,4\u202f%"
+    assert units.pct(0.0001) == "<0.1%" and units.pct(0) == "0%"
     assert units.tokens(1.5e12) == "1.5T" and units.tokens(1e9, "fr") == "1\u202fMd"
     assert units.rate(1234.4) == "1,234 tok/s" and units.rate(31.47) == "31.5 tok/s"
     assert units.days(1) == "1 day" and units.days(1.5, "fr") == "1,5\u202fjour"

@@ -459,3 +459,21 @@ def test_stored_conversation_is_small_json() -> None:
     stored = store.read("k")
     assert stored is not None
     assert stored.doc.startswith("{") and len(stored.doc.encode()) < 4096
+
+
+@pytest.mark.parametrize("unsure", ["not sure", "je ne sais pas", "no idea?"])
+def test_not_knowing_takes_the_default_where_there_is_one_else_says_how_to_estimate(
+        unsure: str) -> None:
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b inference")
+    assert r.asking == "concurrency"
+    r = d.handle("k", unsure)  # no default load: how to estimate it, the question kept
+    assert r.asking == "concurrency" and r.error is not None
+    assert r.error.id == "dialogue.error.unsure"
+    r = d.handle("k", "64")
+    r = d.handle("k", "8k")
+    assert r.asking == "target_tokens_per_s"
+    r = d.handle("k", unsure)  # the speed has a default: taken, shown as assumed
+    assert r.recommendation is not None
+    assert r.sources["per_user_tokens_per_s"] == "assumed"
+    assert "dialogue.notice.assumed" in notice_ids(r)
