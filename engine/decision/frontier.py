@@ -142,7 +142,9 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
                  else "caveat.advice_finetune")
     eff = plan.efficiency if plan is not None else 1.0
     if plan is not None:
-        layout = Layout.of(tp=plan.tp, pp=plan.pp, dp=max(1, gpus // (plan.tp * plan.pp)))
+        # the copies that fill the nodes quoted (86 GPUs are 11 nodes: TP=8 x DP=11)
+        layout = Layout.of(tp=plan.tp, pp=plan.pp,
+                           dp=max(1, math.ceil(nodes * gpn / (plan.tp * plan.pp))))
     else:
         layout = Layout.of(tp=gpn, pp=1, dp=max(1, nodes))
     acts = activations_per_gpu(facts.model, pol, gpn)

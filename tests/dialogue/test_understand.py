@@ -483,3 +483,10 @@ def test_tokens_in_and_out_of_a_request() -> None:
     found = extract("llama 3.1 8b 50 users 2k tokens in, 500 out", "en")
     assert (found.answers["prompt_tokens"], found.answers["output_tokens"]) == (2048, 500)
     assert found.leftovers == []
+
+
+def test_an_elided_article_alone_is_not_reported_unused() -> None:
+    found = extract("On veut pré-entraîner un modèle de 7B sur 2T de tokens en 30 jours sur "
+                    "des H100 avec de l'InfiniBand", "fr")
+    assert found.answers["interconnect"] == "ib-200" and found.answers["workload"] == "pretrain"
+    assert found.leftovers == []

@@ -110,3 +110,21 @@ def test_capacities_are_real_bytes_with_their_unit_stated() -> None:
     r = rec(model="llama-3.1-70b", concurrency=64, context=8192)
     (cap,) = [a for a in r.assumptions if a.id == "assumption.capacity"]
     assert cap.params["real"] == pro.memory_bytes and cap.params["node_nominal"] == 768
+
+
+@pytest.mark.parametrize("kw", [
+    dict(params_b=7, workload="pretrain", train_tokens=2e12, deadline_days=30, gpu="h100-sxm",
+         interconnect="ib-200"),
+    dict(model="llama-3.1-70b", workload="pretrain"),
+])
+def test_a_frontier_answers_layout_fills_the_nodes_it_quotes(kw: dict[str, object]) -> None:
+    """86 GPUs are 11 nodes of 8: the layout is TP=8 x DP=11 (88 GPUs), the one the TP
+    comparison names, never TP=8 x DP=10 (80 GPUs, fewer than needed)."""
+    r = rec(**kw)
+    assert r.verdict == "frontier" and r.numbers.gpus_needed is not None
+    on = r.layout.tp * r.layout.pp * r.layout.dp
+    assert r.numbers.gpus_needed <= on
+    assert on - r.nodes * r.gpus_per_node < r.layout.pp * r.gpus_per_node  # rounding only
+    (across,) = [c for c in r.caveats if c.id == "caveat.tp_across"]
+    named = across.params["layout"].params["layout"]  # type: ignore[union-attr]
+    assert str(named).endswith(f"DP={r.layout.dp}")  # the layout the card shows
