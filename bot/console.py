@@ -113,7 +113,8 @@ def _picture(rec: Recommendation, lang: Lang) -> list[str]:
         return []
     seg = pic.per_copy
     scope = (msg("console.bar.copy", nodes=pic.scope_nodes, copies=pic.copies) if pic.copies > 1
-             else msg("console.bar.all", nodes=pic.scope_nodes))
+             else msg("console.bar.gpus", gpus=pic.scope_gpus, node_gpus=rec.gpus_per_node)
+             if pic.scope_gpus else msg("console.bar.all", nodes=pic.scope_nodes))
     work = msg("console.bar.kv" if seg.work == "kv_cache" else "console.bar.state")
     over = seg.free_gb < 0
     figures = msg("console.bar.over" if over else "console.bar.free", used=seg.used_gb,

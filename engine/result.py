@@ -111,6 +111,9 @@ class MemoryPicture(_Out):
 
     scope_nodes: int = Field(ge=1, description="nodes in one copy")
     copies: int = Field(ge=1, description="identical copies (replicas); 1 when none")
+    scope_gpus: int | None = Field(default=None, ge=1, description=(
+        "GPUs of the node the work is sized on, when fewer than the node holds (small work "
+        "on the fewest GPUs); None when it takes whole nodes"))
     per_copy: Segments
     total: Segments
 

@@ -107,7 +107,9 @@ def _figures(rec: Recommendation) -> list[Row]:
     rows: list[Row] = []
     if n.vram_total_gb:
         nodes = n.memory.scope_nodes if n.memory is not None else 1
-        rows.append(Row(label=msg("brief.num.vram", nodes=nodes),
+        fewer = n.memory.scope_gpus if n.memory is not None else None
+        rows.append(Row(label=msg("brief.num.vram_gpus", gpus=fewer) if fewer
+                        else msg("brief.num.vram", nodes=nodes),
                         value=msg("brief.val.gb", v=n.vram_total_gb)))
     if n.weights_gb is not None:
         rows.append(Row(label=msg("brief.num.weights"),
@@ -148,7 +150,9 @@ def _vram(rec: Recommendation) -> Section | None:
     if picture is None:
         return None
     many = picture.copies > 1
-    columns = [msg("brief.vram.part"), msg("brief.vram.one_copy", nodes=picture.scope_nodes)]
+    one = (msg("brief.vram.one_copy_gpus", gpus=picture.scope_gpus) if picture.scope_gpus
+           else msg("brief.vram.one_copy", nodes=picture.scope_nodes))
+    columns = [msg("brief.vram.part"), one]
     if many:
         columns.append(msg("brief.vram.all_copies", copies=picture.copies))
     return Section(id="vram", heading=msg("brief.section.vram"), kind="table", columns=columns,

@@ -41,7 +41,7 @@ def _round(x: float, digits: int) -> float | None:
 def inference_numbers(facts: Facts, plan: InferencePlan, copies: int = 1,
                       min_gpus: int | None = None) -> Numbers:
     """One serving plan run as ``copies`` identical copies."""
-    pic = inference_picture(plan, copies)
+    pic = inference_picture(plan, copies, facts.gpn)
     gpus = plan.nodes * plan.gpus_per_node
     return Numbers.of(
         memory=pic,
@@ -147,7 +147,7 @@ def training_numbers(
     with_min_gpus: bool = False,
 ) -> Numbers:
     """One training plan; with replicas, the picture is drawn per copy of ``gpus_per_copy``."""
-    pic: MemoryPicture = training_picture(plan, gpus_per_copy, copies)
+    pic: MemoryPicture = training_picture(plan, gpus_per_copy, copies, facts.gpn)
     state = facts.state
     vram = plan.gpus * plan.memory_per_gpu
     fewest = min_gpus(facts) if with_min_gpus else None

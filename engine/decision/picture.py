@@ -33,19 +33,21 @@ def picture(
     reserve: float,
     scope_nodes: int,
     copies: int = 1,
+    scope_gpus: int | None = None,
 ) -> MemoryPicture:
     """The picture of ``copies`` identical copies, each of ``scope_nodes`` nodes.
 
     Figures are bytes for one copy: ``vram`` of its GPUs, ``weights`` of every copy of the
     weights it holds, ``work`` (KV cache, or gradients + optimizer + activations) and the
-    runtime ``reserve``. The segments are in GB, rounded to the MB.
+    runtime ``reserve``. The segments are in GB, rounded to the MB. ``scope_gpus``: the GPUs
+    of one node the work takes, when fewer than the node holds.
     """
     def seg(n: int) -> Segments:
         return Segments.of(vram_gb=_gb(vram * n), weights_gb=_gb(weights * n),
                         work_gb=_gb(work * n), work=work_kind, reserve_gb=_gb(reserve * n))
 
     return MemoryPicture.of(scope_nodes=scope_nodes, copies=copies, per_copy=seg(1),
-                         total=seg(copies))
+                         total=seg(copies), scope_gpus=scope_gpus)
 
 
 def inference_bytes(plan: InferencePlan) -> tuple[float, float, float, float]:
@@ -56,25 +58,33 @@ def inference_bytes(plan: InferencePlan) -> tuple[float, float, float, float]:
 
 
 @lru_cache(maxsize=4096)
-def inference_picture(plan: InferencePlan, copies: int = 1) -> MemoryPicture:
-    """A serving plan: its ``dp`` copies of the weights, its KV cache, its reserve.
+def inference_picture(plan: InferencePlan, copies: int = 1,
+                      node_gpus: int | None = None) -> MemoryPicture:
+    """A serving plan: its ``dp`` copies of the weights, its KV cache, its reserve; on
+    fewer GPUs than ``node_gpus`` (a node's), it says on how many.
 
     Memoized by the plan's identity (a plan never changes once built): the evidence, the
     numbers and the runner-up of one answer draw the same plan's picture."""
     vram, weights, kv, reserve = inference_bytes(plan)
+    used = plan.nodes * plan.gpus_per_node
+    fewer = used if node_gpus is not None and plan.nodes == 1 and used < node_gpus else None
     return picture(vram=vram, weights=weights, work=kv, work_kind="kv_cache", reserve=reserve,
-                   scope_nodes=plan.nodes, copies=copies)
+                   scope_nodes=plan.nodes, copies=copies, scope_gpus=fewer)
 
 
-def training_picture(plan: TrainingPlan, gpus_per_copy: int, copies: int = 1) -> MemoryPicture:
+def training_picture(plan: TrainingPlan, gpus_per_copy: int, copies: int = 1,
+                     node_gpus: int | None = None) -> MemoryPicture:
     """A training plan, per GPU times the GPUs of one copy: the weights each GPU holds
-    (replicated under ZeRO-2, sharded under FSDP), the rest of its state, its activations."""
+    (replicated under ZeRO-2, sharded under FSDP), the rest of its state, its activations;
+    on fewer GPUs than ``node_gpus`` (a node's), it says on how many."""
     work = plan.state_per_gpu - plan.weights_per_gpu + plan.activations_per_gpu
+    fewer = gpus_per_copy if node_gpus is not None and gpus_per_copy < node_gpus else None
     return picture(vram=plan.memory_per_gpu * gpus_per_copy,
                    weights=plan.weights_per_gpu * gpus_per_copy,
                    work=work * gpus_per_copy, work_kind="training_state",
                    reserve=plan.reserve_per_gpu * gpus_per_copy,
-                   scope_nodes=max(1, gpus_per_copy // plan.gpus_per_node), copies=copies)
+                   scope_nodes=max(1, gpus_per_copy // plan.gpus_per_node), copies=copies,
+                   scope_gpus=fewer)
 
 
 def held_per_gpu(plan: TrainingPlan) -> float:

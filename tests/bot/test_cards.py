@@ -158,11 +158,19 @@ def test_the_card_says_when_fewer_gpus_than_the_node_would_do(dialogue: Dialogue
         assert reply.kind == "result" and rec is not None and reply.language == w.lang
         assert rec.numbers.min_gpus is not None and rec.numbers.min_gpus < rec.gpus_per_node
         shown = w.md(msg("slack.num.min_gpus", n=rec.numbers.min_gpus, gpus=rec.gpus_per_node))
-        assert shown in field_texts(valid(cards.render(reply, key_for(40 + n))))
+        card = valid(cards.render(reply, key_for(40 + n)))
+        assert shown in field_texts(card)
         assert f"{rec.numbers.min_gpus}" in shown and f"{rec.gpus_per_node}" in shown
+        # the VRAM drawn is that of the GPUs it is sized on, and says so (not "one node")
+        assert rec.numbers.memory is not None
+        assert rec.numbers.memory.scope_gpus == rec.numbers.min_gpus
+        assert w.md(msg("slack.vram.title", scope=msg(
+            "slack.vram.gpus", n=rec.numbers.min_gpus))) in json.dumps(card, ensure_ascii=False)
     big = drive(dialogue, key_for(42), VERDICT_OPENINGS["multi_node"])[-1]
     assert big.recommendation is not None and big.recommendation.numbers.min_gpus in (
         None, big.recommendation.gpus_per_node)
+    assert big.recommendation.numbers.memory is not None
+    assert big.recommendation.numbers.memory.scope_gpus is None  # whole nodes
     label = EN.md(msg("slack.num.min_gpus", n=1, gpus=8)).split("\n")[0]
     assert not [f for f in field_texts(cards.render(big, key_for(42))) if label in f]
 

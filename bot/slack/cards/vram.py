@@ -19,8 +19,10 @@ BAR_WIDTH = 30
 
 
 def scope(picture: MemoryPicture) -> Message:
-    """What one copy is (a node, or N nodes), and how many copies there are."""
-    one = (msg("slack.vram.one_node") if picture.scope_nodes == 1
+    """What one copy is (a node, N nodes, or the GPUs of a node it is sized on), and how many
+    copies there are."""
+    one = (msg("slack.vram.gpus", n=picture.scope_gpus) if picture.scope_gpus
+           else msg("slack.vram.one_node") if picture.scope_nodes == 1
            else msg("slack.vram.nodes", n=picture.scope_nodes))
     if picture.copies > 1:
         return msg("slack.vram.each_copy", scope=one, copies=picture.copies)
