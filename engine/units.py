@@ -270,7 +270,14 @@ def params(n: float, lang: Lang = "en") -> str:
 
 
 def days(d: float, lang: Lang = "en") -> str:
-    """A duration in days: '12.5 days', '1 day', '0.4 days' / '12,5 jours', '1 jour'."""
+    """A duration in days: '12.5 days', '1 day' / '12,5 jours', '1 jour'; under a day, in
+    hours ('1.1 hours', '1,1 heure'), as people count a short run."""
+    if 0 < d < 1:
+        h = d * 24.0
+        value, one = short(h, lang), h == 1 or (lang == "fr" and h < 2)
+        if lang == "fr":
+            return _with_unit(value, "heure" if one else "heures", lang)
+        return _with_unit(value, "hour" if one else "hours", lang)
     value = short(d, lang) if d < 100 else count(d, lang)
     one = d == 1 or (lang == "fr" and d < 2)
     if lang == "fr":

@@ -57,6 +57,8 @@ def test_numbers_in_each_language() -> None:
     assert units.rate(1234.4) == "1,234 tok/s" and units.rate(31.47) == "31.5 tok/s"
     assert units.days(1) == "1 day" and units.days(1.5, "fr") == "1,5\u202fjour"
     assert units.days(12.5) == "12.5 days"
+    assert units.days(0.0462) == "1.11 hours" and units.days(0.05, "fr") == "1,2\u202fheure"
+    assert units.days(1 / 24) == "1 hour" and units.days(0.5, "fr") == "12\u202fheures"
     assert units.seconds(0.35) == "350 ms" and units.seconds(1.234) == "1.23 s"
     assert units.factor(0.73) == "0.73x"
 
