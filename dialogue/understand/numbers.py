@@ -82,6 +82,37 @@ _ONE_SPAN = re.compile(
     r"(?=(?:hours?|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
 
 
+#: 'une cinquantaine', 'a dozen': about that many (folded text)
+_ABOUT = {"douzaine": 12, "dozen": 12, "dizaine": 10, "quinzaine": 15, "vingtaine": 20,
+          "trentaine": 30, "quarantaine": 40, "cinquantaine": 50, "soixantaine": 60,
+          "centaine": 100, "millier": 1000}
+_ABOUT_RE = re.compile(
+    r"(?<![\w.])(?:(?P<n>\d+)\s+|(?:une?|a)\s+)(?P<w>" + "|".join(_ABOUT) + r")s?(?![\w'])"
+    r"(?:\s+(?:de\s+|d'|of\s+))?")
+#: a range of counts ('40-60 users', 'entre 40 et 60', '2 à 3 requêtes par seconde')
+_RANGE = re.compile(
+    r"(?:\b(?:between|entre|from|de)\s+)?(?<![\w.\-])(?P<a>\d+(?:[.,]\d+)?)\s*(?P<sa>[km]?)"
+    r"\s*(?:-|–|to|a|and|et|ou|or)\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
+
+
+def _scaled(num: str, scale: str) -> float:
+    return float(num.replace(",", ".")) * {"": 1, "k": 1e3, "m": 1e6}[scale]
+
+
+def approximate(folded: str) -> str:
+    """An approximate count as its number ('une cinquantaine d'utilisateurs' -> '50
+    utilisateurs', 'a dozen users' -> '12 users'), and a range as its upper end, the peak a
+    sizing must carry ('40-60 users', 'entre 40 et 60', '2 à 3 requêtes par seconde' -> 60,
+    60, 3); a pair that is no rising range (a date, '3 to 2') is left as it is."""
+    def about(m: re.Match[str]) -> str:
+        return f"{int(m['n'] or 1) * _ABOUT[m['w']]} "
+
+    def peak(m: re.Match[str]) -> str:
+        a, b = _scaled(m["a"], m["sa"] or m["sb"]), _scaled(m["b"], m["sb"])
+        return f"{m['b']}{m['sb']}" if a < b else m.group(0)
+    return _RANGE.sub(peak, _ABOUT_RE.sub(about, folded))
+
+
 def digits_in(folded: str) -> str:
     """Number words anywhere in a folded sentence as digits ('pour soixante-quatre
     utilisateurs' -> 'pour 64 utilisateurs'); an article alone ('a', 'un') stays a word,
@@ -104,7 +135,7 @@ _FILLER = re.compile(
 
 def _clean(text: str) -> str:
     """Folded, spelled numbers as digits, fillers ('about', 'environ') off."""
-    return _FILLER.sub("", spelled(fold(text))).strip()
+    return _FILLER.sub("", approximate(spelled(fold(text)))).strip()
 
 
 def _negative(text: str, what: Message) -> ParseError:

@@ -185,6 +185,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     t = numbers.digits_in(fold(said))
     rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|[;!?()]", " ", t).split()) + " "
     rest = re.sub(r"(\d) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
+    rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
     if find_model:

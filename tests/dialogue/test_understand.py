@@ -490,3 +490,27 @@ def test_an_elided_article_alone_is_not_reported_unused() -> None:
                     "des H100 avec de l'InfiniBand", "fr")
     assert found.answers["interconnect"] == "ib-200" and found.answers["workload"] == "pretrain"
     assert found.leftovers == []
+
+
+@pytest.mark.parametrize("said, key, value", [
+    ("llama 3.1 70b between 40 and 60 users", "concurrency", 60),
+    ("llama 3.1 70b 40-60 users", "concurrency", 60),
+    ("llama 3.1 70b, entre 40 et 60 utilisateurs", "concurrency", 60),
+    ("llama 3.1 70b, 2 à 3 requêtes par seconde", "requests_per_s", 3.0),
+    ("llama 3.1 70b, une cinquantaine d'utilisateurs en même temps", "concurrency", 50),
+    ("llama 3.1 70b pour une centaine de personnes en simultané", "concurrency", 100),
+    ("a dozen users on llama 3.1 70b", "concurrency", 12),
+    ("qwen 2.5 7b 1k-2k users", "concurrency", 2000),
+])
+def test_a_range_or_an_approximate_count_is_read_as_its_peak(said: str, key: str,
+                                                             value: float) -> None:
+    """A sizing carries the peak: a range is read as its upper end, 'une cinquantaine' as
+    50; the model beside it stays what it is ('70b, 2 à 3' is no 'Llama 2')."""
+    found = extract(said, "fr")
+    assert found.answers[key] == value
+    assert "model" in found.answers and found.leftovers == [] and not found.unsure
+
+
+@pytest.mark.parametrize("said", ["3.1-70b", "2026-12-15", "3 to 2"])
+def test_what_is_no_rising_range_is_left_alone(said: str) -> None:
+    assert numbers.approximate(said) == said
