@@ -31,6 +31,7 @@ must confirm a write before it is reported done (below).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.exceptions import NoScriptError
 from redis.retry import Retry
 from redis.sentinel import Sentinel
 
@@ -249,3 +251,23 @@ def connect(
     except (redis.exceptions.RedisError, redis.exceptions.RedisClusterException) as exc:
         raise StoreUnavailable(type(exc).__name__) from exc
     return Link(cluster, target)
+
+
+class Lua:
+    """A Lua script, run by its SHA and sent whole (``EVAL``) where the server lacks it.
+
+    Why not redis-py's ``register_script``: on a missing script it sends ``SCRIPT LOAD`` to
+    every primary of a Cluster, so while one node hangs, every write whose own node restarted
+    (an empty script cache) fails too. ``EVAL`` runs on the key's node alone and leaves the
+    script in its cache, so the next call is an ``EVALSHA`` again."""
+
+    def __init__(self, client: Client, source: str) -> None:
+        self.client = client
+        self.source = source
+        self.sha = hashlib.sha1(source.encode("utf-8")).hexdigest()
+
+    def __call__(self, keys: Sequence[str], args: Sequence[str | int | float]) -> Any:
+        try:
+            return self.client.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return self.client.eval(self.source, len(keys), *keys, *args)

@@ -49,7 +49,7 @@ from typing import Any, Protocol
 import redis
 
 from dialogue.errors import StoreUnavailable
-from dialogue.store.connect import Link, connect, guard
+from dialogue.store.connect import Link, Lua, connect, guard
 
 _log = logging.getLogger(__name__)
 
@@ -193,8 +193,8 @@ class RedisTurnQueue:
         self.client = self.link.client
         self.stream = f"{{{prefix}:turns}}"
         self.maxlen = maxlen
-        self._submit = self.client.register_script(_SUBMIT)
-        self._ack = self.client.register_script(_ACK)
+        self._submit = Lua(self.client, _SUBMIT)
+        self._ack = Lua(self.client, _ACK)
         self._group_ready = False
 
     def _marker(self, delivery_id: str) -> str:

@@ -63,7 +63,7 @@ from dialogue.store.base import (
     Write,
     dumps,
 )
-from dialogue.store.connect import Link, connect, guard
+from dialogue.store.connect import Link, Lua, connect, guard
 from dialogue.store.redisaudit import RedisAudit
 
 _log = logging.getLogger(__name__)
@@ -157,9 +157,9 @@ class RedisStore:
         self.client = self.link.client
         self.prefix = prefix
         self.audit_maxlen = audit_maxlen
-        self._cas = self.client.register_script(_CAS)
-        self._set_meta = self.client.register_script(_SET_META)
-        self._release = self.client.register_script(_RELEASE)
+        self._cas = Lua(self.client, _CAS)
+        self._set_meta = Lua(self.client, _SET_META)
+        self._release = Lua(self.client, _RELEASE)
         self.audit = RedisAudit(self.link, prefix, maxlen=audit_maxlen,
                                 retention_days=audit_retention_days)
 

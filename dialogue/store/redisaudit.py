@@ -47,7 +47,7 @@ from dialogue.store.base import (
     concerns,
     dumps,
 )
-from dialogue.store.connect import Link, guard
+from dialogue.store.connect import Link, Lua, guard
 
 RID = "_rid"  # the record id inside a cluster's recent entry; never shown to callers
 BATCH = 500
@@ -106,9 +106,9 @@ class RedisAudit:
         self.key = f"{prefix}:audit"
         self.maxlen = maxlen
         self.default_days = retention_days
-        self._append = self.client.register_script(APPEND)
-        self._trim = self.client.register_script(TRIM)
-        self._recent_put = self.client.register_script(RECENT_PUT)
+        self._append = Lua(self.client, APPEND)
+        self._trim = Lua(self.client, TRIM)
+        self._recent_put = Lua(self.client, RECENT_PUT)
 
     def seen_key(self, rid: str) -> str:
         # A key whose hash tag is the stream's whole name hashes to the stream's slot.

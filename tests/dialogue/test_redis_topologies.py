@@ -107,8 +107,12 @@ def cluster() -> Iterator[ClusterGroup]:
 
 @pytest.fixture
 def clean_cluster(cluster: ClusterGroup) -> ClusterGroup:
+    """The cluster emptied, its script caches too: each test starts as after a restart, so
+    a write's first script call finds no script (and must not need every node to load it)."""
     for node in cluster.nodes:
-        redis.Redis(port=node.port).flushall()
+        server = redis.Redis(port=node.port)
+        server.flushall()
+        server.script_flush()
     return cluster
 
 
