@@ -286,20 +286,26 @@ def _model(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
 
 def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
     """The answers to later questions typed with this one ('64 users, 32k context'): noted
-    when their question is still open (a given answer is changed only by 'change')."""
+    when their question is still open; one that would change a given answer is said, with
+    how to change it (a given answer is changed only by 'change'), never dropped silently."""
     conv = turn.conv
-    if not SLOTS[conv.state].numeric or not has_digit(said) or len(said.split()) < 2:
+    if not has_digit(said) or len(said.split()) < 2:
         return
     found = extract(said, conv.language, find_model=False, today=today)
-    fresh = {k: v for k, v in found.answers.items()
+    other = {k: v for k, v in found.answers.items()
              if KEYS[k].slot not in (conv.state, "model", "workload")
-             and SLOTS[KEYS[k].slot].applies(conv.answers)
-             and not valid(KEYS[k].slot, conv.answers)}
+             and SLOTS[KEYS[k].slot].applies(conv.answers)}
+    fresh = {k: v for k, v in other.items() if not valid(KEYS[k].slot, conv.answers)}
     if "context" in fresh and not valid("context", {**conv.answers, **fresh}):
         del fresh["context"]  # beyond this model's window: asked at its question
     if fresh:
         keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)), out,
              "dialogue.notice.noted")
+    for k, v in other.items():
+        if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown:
+            out.notices.append(Notice(kind="info", text=msg(
+                "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),
+                word=msg(f"dialogue.slot.{KEYS[k].slot}.word"))))
 
 
 def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
@@ -309,7 +315,7 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     it?'). Never a new model or workload (those change which questions exist: 'change
     model')."""
     conv = turn.conv
-    if not SLOTS[conv.state].numeric or not has_digit(said):  # the others are numbers
+    if not has_digit(said):  # the other questions' answers are numbers
         return False
     found = extract(said, conv.language, find_model=False, today=today)
     found.answers.pop("model", None)

@@ -477,3 +477,30 @@ def test_not_knowing_takes_the_default_where_there_is_one_else_says_how_to_estim
     assert r.recommendation is not None
     assert r.sources["per_user_tokens_per_s"] == "assumed"
     assert "dialogue.notice.assumed" in notice_ids(r)
+
+
+@pytest.mark.parametrize("said", ["100 users", "plutôt 100 utilisateurs", "actually 100 users"])
+def test_another_answer_typed_at_a_word_question_is_offered_as_a_change(said: str) -> None:
+    """At the workload's confirmation, '100 users' answers the load already given: the bot
+    asks whether to change it (it is not refused as 'not a workload')."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
+    assert r.asking == "workload"
+    r = d.handle("k", said)
+    assert r.error is None and r.asking == "workload"
+    assert r.text.id == "dialogue.confirm.change"
+    r = click(d, "k", r, r.choices[0].value)  # change it
+    assert r.request["concurrency"] == 100
+
+
+def test_an_answer_typed_beside_another_that_would_change_a_given_one_is_said() -> None:
+    """'inference, 100 users' answers the workload; the 100 users, which would change the 64
+    given, is not taken silently nor dropped silently: the card says it kept 64 and how to
+    change it."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
+    r = d.handle("k", "inference, 100 users")
+    assert r.recommendation is not None and r.request["concurrency"] == 64
+    kept = [n.text for n in r.notices if n.text.id == "dialogue.notice.kept"]
+    assert len(kept) == 1
+    assert kept[0].params["said"].params["value"].params == {"n": 100}  # type: ignore[union-attr]
