@@ -24,6 +24,7 @@ from dialogue.answer import Outcome, pair
 from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
+from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.reply import Notice
 from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, valid
@@ -306,6 +307,11 @@ def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     else:  # 'change context to 32k': the question and its answer in one turn
         fire("change", turn, cmd.slot)
         if reading.read(cmd.value, turn, out, today):
+            now = [pair(k, turn.conv.answers[k]) for k in SLOTS[cmd.slot].keys
+                   if k in turn.conv.answers and KEYS[k].shown]
+            if now:  # said, as the question the flow returns to would not say it
+                out.notices.append(Notice(kind="understood", text=msg(
+                    "dialogue.notice.changed", answers=now)))
             _moved(turn, out)
         elif out.changed:
             _stay(turn, out)

@@ -504,3 +504,14 @@ def test_an_answer_typed_beside_another_that_would_change_a_given_one_is_said() 
     kept = [n.text for n in r.notices if n.text.id == "dialogue.notice.kept"]
     assert len(kept) == 1
     assert kept[0].params["said"].params["value"].params == {"n": 100}  # type: ignore[union-attr]
+
+
+def test_a_change_typed_at_a_pending_question_is_acknowledged() -> None:
+    """'change gpu to l40s' while the workload waits for its confirmation: the change is
+    said ('Changed: GPU: NVIDIA L40S') before the same question is asked again."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
+    assert r.asking == "workload"
+    r = d.handle("k", "change gpu to l40s")
+    assert r.asking == "workload" and r.request["gpu"] == "l40s"
+    assert "dialogue.notice.changed" in notice_ids(r)
