@@ -485,6 +485,11 @@ def test_tokens_in_and_out_of_a_request() -> None:
     assert found.leftovers == []
 
 
+def test_words_that_size_nothing_are_not_reported_unused() -> None:
+    found = extract("chatbot interne pour 2000 salariés avec llama 3.3 70b, contexte 16k", "fr")
+    assert found.answers["users_total"] == 2000 and found.leftovers == []
+
+
 def test_an_elided_article_alone_is_not_reported_unused() -> None:
     found = extract("On veut pré-entraîner un modèle de 7B sur 2T de tokens en 30 jours sur "
                     "des H100 avec de l'InfiniBand", "fr")
