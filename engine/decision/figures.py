@@ -13,7 +13,7 @@ import math
 
 from engine.decision.facts import Facts
 from engine.decision.outcome import Deployment
-from engine.decision.picture import inference_picture, training_picture
+from engine.decision.picture import inference_picture, on_node, training_picture
 from engine.physics.inference import InferencePlan
 from engine.physics.memory import kv_bytes_per_token, kv_cache_bytes
 from engine.physics.training import TrainingPlan, flops_per_token, goodput
@@ -41,7 +41,7 @@ def _round(x: float, digits: int) -> float | None:
 def inference_numbers(facts: Facts, plan: InferencePlan, copies: int = 1,
                       min_gpus: int | None = None) -> Numbers:
     """One serving plan run as ``copies`` identical copies."""
-    pic = inference_picture(plan, copies, facts.gpn)
+    pic = on_node(inference_picture(plan, copies), plan, facts.gpn)
     gpus = plan.nodes * plan.gpus_per_node
     return Numbers.of(
         memory=pic,

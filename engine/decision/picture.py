@@ -16,7 +16,7 @@ from engine.physics.training import TrainingPlan
 from engine.result import MemoryPicture, Segments, WorkKind
 from engine.units import GB
 
-__all__ = ["held_per_gpu", "inference_bytes", "inference_picture", "picture",
+__all__ = ["held_per_gpu", "inference_bytes", "inference_picture", "on_node", "picture",
            "training_picture"]
 
 
@@ -58,18 +58,23 @@ def inference_bytes(plan: InferencePlan) -> tuple[float, float, float, float]:
 
 
 @lru_cache(maxsize=4096)
-def inference_picture(plan: InferencePlan, copies: int = 1,
-                      node_gpus: int | None = None) -> MemoryPicture:
-    """A serving plan: its ``dp`` copies of the weights, its KV cache, its reserve; on
-    fewer GPUs than ``node_gpus`` (a node's), it says on how many.
+def inference_picture(plan: InferencePlan, copies: int = 1) -> MemoryPicture:
+    """A serving plan: its ``dp`` copies of the weights, its KV cache, its reserve.
 
     Memoized by the plan's identity (a plan never changes once built): the evidence, the
     numbers and the runner-up of one answer draw the same plan's picture."""
     vram, weights, kv, reserve = inference_bytes(plan)
-    used = plan.nodes * plan.gpus_per_node
-    fewer = used if node_gpus is not None and plan.nodes == 1 and used < node_gpus else None
     return picture(vram=vram, weights=weights, work=kv, work_kind="kv_cache", reserve=reserve,
-                   scope_nodes=plan.nodes, copies=copies, scope_gpus=fewer)
+                   scope_nodes=plan.nodes, copies=copies)
+
+
+def on_node(pic: MemoryPicture, plan: InferencePlan, node_gpus: int) -> MemoryPicture:
+    """``pic`` of ``plan``, saying on how many GPUs when the plan takes fewer than the
+    ``node_gpus`` of its node (small work sized on the fewest GPUs)."""
+    used = plan.nodes * plan.gpus_per_node
+    if plan.nodes != 1 or used >= node_gpus:
+        return pic
+    return pic.model_copy(update={"scope_gpus": used})
 
 
 def training_picture(plan: TrainingPlan, gpus_per_copy: int, copies: int = 1,
