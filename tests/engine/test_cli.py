@@ -2,16 +2,40 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
 
 import pytest
 
+from engine.cli import main
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True,
-                          text=True, timeout=60)
+    """The command line in this process (its exit code, stdout and stderr): what
+    ``python -m engine`` runs, without a Python start-up per case (one test below runs the
+    real program)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            rc = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(list(args), rc, out.getvalue(), err.getvalue())
+
+
+def test_the_module_runs_as_a_program() -> None:
+    """``python -m engine`` itself: a JSON answer on stdout, a bad flag exits 2 on stderr."""
+    ok = subprocess.run([sys.executable, "-m", "engine", "recommend", "--model",
+                         "llama-3.1-8b", "--json"], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["verdict"] == "single_node"
+    bad = subprocess.run([sys.executable, "-m", "engine", "recommend", "--model",
+                          "llama-3.1-70b", "--concurrency", "0"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "--concurrency" in bad.stderr
+    assert "Traceback" not in bad.stderr
 
 
 def test_recommend_json_has_the_contract_fields() -> None:
