@@ -164,6 +164,7 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         vram_total_gb=round_gb(vram),
         vram_nominal_gb=nominal_gb(facts, nodes * gpn),
         weights_gb=round_gb(2.0 * facts.params.total),
+        weights_share=round(2.0 * facts.params.total / vram, 4),
         training_state_gb=round_gb(state.total + acts_plan),
         free_share=round(pic.per_copy.free_share, 4),
         scaling_efficiency=round(eff * kept, 3),

@@ -128,3 +128,13 @@ def test_a_frontier_answers_layout_fills_the_nodes_it_quotes(kw: dict[str, objec
     (across,) = [c for c in r.caveats if c.id == "caveat.tp_across"]
     named = across.params["layout"].params["layout"]  # type: ignore[union-attr]
     assert str(named).endswith(f"DP={r.layout.dp}")  # the layout the card shows
+
+
+@pytest.mark.parametrize("workload", ["inference", "lora", "qlora", "full-finetune", "pretrain"])
+def test_every_answer_that_quotes_its_weights_quotes_their_share(workload: str) -> None:
+    """The card writes 'Weights 812 GB (9.8% of VRAM)': a frontier training answer left the
+    share out, and the card wrote '(0% of VRAM)'."""
+    for model in CAT.models:
+        n = rec(model=model, workload=workload).numbers
+        if n.weights_gb is not None:
+            assert n.weights_share is not None and n.weights_share > 0, model
