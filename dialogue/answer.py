@@ -289,7 +289,9 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
     when their question is still open; one that would change a given answer is said, with
     how to change it (a given answer is changed only by 'change'), never dropped silently."""
     conv = turn.conv
-    if not has_digit(said) or len(said.split()) < 2:
+    # at a word question (the workload, the GPU) a sentence may name another model, which
+    # these answers would then be sized on without it: only the number questions take more
+    if not SLOTS[conv.state].numeric or not has_digit(said) or len(said.split()) < 2:
         return
     found = extract(said, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()

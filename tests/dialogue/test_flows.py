@@ -494,12 +494,13 @@ def test_another_answer_typed_at_a_word_question_is_offered_as_a_change(said: st
 
 
 def test_an_answer_typed_beside_another_that_would_change_a_given_one_is_said() -> None:
-    """'inference, 100 users' answers the workload; the 100 users, which would change the 64
-    given, is not taken silently nor dropped silently: the card says it kept 64 and how to
-    change it."""
+    """'8k, 100 users' answers the context; the 100 users, which would change the 64 given,
+    is not taken silently nor dropped silently: the reply says it kept 64 and how to change
+    it."""
     d = Dialogue(MemoryStore())
-    r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
-    r = d.handle("k", "inference, 100 users")
+    r = d.start("k", "llama 3.1 70b inference for 64 users no target")
+    assert r.asking == "context"
+    r = d.handle("k", "8k, 100 users")
     assert r.recommendation is not None and r.request["concurrency"] == 64
     kept = [n.text for n in r.notices if n.text.id == "dialogue.notice.kept"]
     assert len(kept) == 1
@@ -515,3 +516,14 @@ def test_a_change_typed_at_a_pending_question_is_acknowledged() -> None:
     r = d.handle("k", "change gpu to l40s")
     assert r.asking == "workload" and r.request["gpu"] == "l40s"
     assert "dialogue.notice.changed" in notice_ids(r)
+
+
+def test_a_sentence_naming_another_model_at_a_word_question_sizes_nothing_on_the_first() -> None:
+    """Found by the safety property: at the workload question, 'llama 3.1 8b lora 1B tokens
+    7 days' names another model; its tokens and deadline are not taken on to size the first
+    model (R1 Distill 70B) behind the person's back."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "r1 distill, 70b")
+    assert r.asking == "workload"
+    r = d.handle("k", "llama 3.1 8b lora 1B tokens 7 days")
+    assert r.recommendation is None and r.asking == "train_tokens"
