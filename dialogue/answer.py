@@ -211,10 +211,11 @@ def read(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
         if state == "model":
             return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, out,
                           today)
-        if names.unsure(said):  # 'not sure', 'je ne sais pas': the default, said as assumed
-            default = slot.default(conv.answers)
-            if default is None:  # no default to take: how to estimate it
-                raise ParseError(msg("dialogue.error.unsure", help=slot.help))
+        unsure = names.unsure(said)
+        default = slot.default(conv.answers) if unsure else None
+        if unsure and default is None and slot.numeric:  # a number to estimate: how
+            raise ParseError(msg("dialogue.error.unsure", help=slot.help))
+        if default is not None:  # 'not sure', 'je ne sais pas': the default, said as assumed
             put(conv, state, default.answers, "assumed")
             out.notices.append(Notice(kind="assumed", text=msg(
                 "dialogue.notice.assumed", answers=[pair(k, v)

@@ -27,6 +27,7 @@ from typing import Literal
 
 from engine.catalog.schema import GPUSpec
 from engine.decision import terms
+from engine.decision.evidence import bound_parts
 from engine.decision.facts import Facts
 from engine.decision.int4 import FOUR_BIT, four_bit
 from engine.decision.trap import final
@@ -74,7 +75,8 @@ def _option(facts: Facts, kind: Kind, label: Message) -> tuple[tuple[int, int], 
     decided_on, step, d = final(facts)
     said = summary(d.verdict, d.total_nodes, d.numbers, decided_on.gpn)
     if _unreachable(facts, decided_on):
-        said = msg("alternative.bounds_unmet", summary=said, bounds=_bounds_asked(facts))
+        said = msg("alternative.bounds_unmet", summary=said,
+                   bounds=msg("target.all", parts=bound_parts(facts.asked_bounds)))
     alt = Alternative.of(kind=kind, label=label, verdict=d.verdict, gpu=decided_on.gpu.id,
                       nodes=d.total_nodes, precision=d.precision, layout=d.layout,
                       summary=said, numbers=d.numbers)
@@ -86,18 +88,6 @@ def _unreachable(facts: Facts, decided_on: Facts) -> bool:
     """Whether the request's per-user bounds were dropped for ``decided_on`` (no number of
     copies meets them there: engine/decision/facts.py ``_reachable``)."""
     return facts.asked_bounds.any and not decided_on.bounds.any
-
-
-def _bounds_asked(facts: Facts) -> Message:
-    """The per-user bounds of the request, as one phrase ('40 tok/s per user and a first
-    token within 2 s')."""
-    asked = facts.asked_bounds
-    parts: list[Message] = []
-    if asked.tokens_per_s is not None:
-        parts.append(msg("target.per_user", speed=asked.tokens_per_s))
-    if asked.ttft_s is not None:
-        parts.append(msg("target.ttft", ttft=asked.ttft_s))
-    return msg("target.all", parts=parts)
 
 
 def _memory_ranker(facts: Facts) -> Callable[[GPUSpec], tuple[int, float]]:

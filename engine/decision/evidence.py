@@ -14,11 +14,11 @@ from __future__ import annotations
 from engine.decision import terms
 from engine.decision.facts import Facts
 from engine.decision.picture import inference_bytes, inference_picture
-from engine.physics.inference import InferencePlan
+from engine.physics.inference import Bounds, InferencePlan
 from engine.result import Precision
 from engine.wording import Message, Param, msg, text
 
-__all__ = ["BRIEF", "asks", "fit", "miss", "nearest_miss", "rate", "shortfall"]
+__all__ = ["BRIEF", "asks", "bound_parts", "fit", "miss", "nearest_miss", "rate", "shortfall"]
 
 #: What the evidence of brief facts says (an alternative is compared, never explained: its
 #: questions' evidence is never shown, so it is not worded; engine/decision/facts.py).
@@ -45,14 +45,19 @@ def fit(facts: Facts, plan: InferencePlan) -> Message:
 
 def asks(facts: Facts) -> Message | None:
     """What the request asks beyond fitting, as one phrase for the question (or None)."""
-    parts: list[Message] = []
-    if facts.target:
-        parts.append(msg("target.rate", target=facts.target))
-    if facts.bounds.tokens_per_s is not None:
-        parts.append(msg("target.per_user", speed=facts.bounds.tokens_per_s))
-    if facts.bounds.ttft_s is not None:
-        parts.append(msg("target.ttft", ttft=facts.bounds.ttft_s))
+    parts = [msg("target.rate", target=facts.target)] if facts.target else []
+    parts += bound_parts(facts.bounds)
     return msg("target.all", parts=parts) if parts else None
+
+
+def bound_parts(bounds: Bounds) -> list[Message]:
+    """Per-user bounds as phrases: '40 tok/s per user', 'a first token within 2 s'."""
+    parts: list[Message] = []
+    if bounds.tokens_per_s is not None:
+        parts.append(msg("target.per_user", speed=bounds.tokens_per_s))
+    if bounds.ttft_s is not None:
+        parts.append(msg("target.ttft", ttft=bounds.ttft_s))
+    return parts
 
 
 def shortfall(facts: Facts, plan: InferencePlan) -> Message | None:

@@ -527,3 +527,14 @@ def test_a_sentence_naming_another_model_at_a_word_question_sizes_nothing_on_the
     assert r.asking == "workload"
     r = d.handle("k", "llama 3.1 8b lora 1B tokens 7 days")
     assert r.recommendation is None and r.asking == "train_tokens"
+
+
+def test_not_knowing_at_a_word_question_without_a_default_gets_its_own_question_again() -> None:
+    """No estimate can stand for a workload: 'not sure' there is answered by the workload's
+    own message and choices, never 'an estimate will do'."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b")
+    assert r.asking == "workload"
+    r = d.handle("k", "not sure")
+    assert r.asking == "workload" and r.error is not None
+    assert r.error.id != "dialogue.error.unsure" and r.choices
