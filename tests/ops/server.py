@@ -237,6 +237,13 @@ def mini_app() -> list[str]:
     return [sys.executable, "-m", "tests.ops.miniapp"]
 
 
+def steady_metrics(text: str) -> str:
+    """A scrape without the Redis command timings, which move on their own between two
+    scrapes (the readiness probe and the turn consumers keep talking to Redis)."""
+    return "\n".join(line for line in text.splitlines()
+                     if not line.startswith("gpubot_redis_command_duration_seconds"))
+
+
 def metric_sum(text: str, name: str, **labels: str) -> float:
     """Sum of the samples of ``name`` whose labels include ``labels``."""
     total = 0.0
