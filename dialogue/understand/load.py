@@ -36,6 +36,8 @@ RATE = (r"(?:tok(?:en)?s?|jetons?|t)\s*(?:/|per|par|a la)\s*s(?:ec(?:ond)?e?s?)?
 _EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:active\s+)?"
          r"(?:users?|utilisateurs?|persons?|personnes?|requests?|requetes?|streams?|sessions?"
          r"|conversations?|clients?|chats?)\b")
+#: a bare 'each' after a speed ('20 tok/s each', '20 jetons/s chacun'): per user
+_APIECE = r"(?:each|apiece|chacun|chacune|par tete)\b(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))"
 _TOK = r"(?:tokens?|toks?|jetons?)"
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
 _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
@@ -201,7 +203,7 @@ _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 _NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
                 r"|a la fois|en parallele|in parallel|en simultane|actifs? en meme temps))")
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*{_EACH}"),
+    Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
                _rate(1, 10_000, "per_user_tokens_per_s"),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser(("per_user_tokens_per_s",), re.compile(
