@@ -113,7 +113,8 @@ def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:
 def assume_rest(conv: Conversation, out: Outcome) -> None:
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
-    with a one-click change (issue #10, item 4)."""
+    with a one-click change (issue #10, item 4); never over a speed it asks about ('20
+    tok/s': per user or in total?)."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
         return
@@ -122,7 +123,7 @@ def assume_rest(conv: Conversation, out: Outcome) -> None:
         return
     if not (valid("concurrency", a) and valid("context", a)):
         return
-    if not valid("target_tokens_per_s", a):
+    if not valid("target_tokens_per_s", a) and "target_tokens_per_s" not in conv.proposals:
         default = SLOTS["target_tokens_per_s"].default(a)
         assert default is not None
         for k, v in default.answers.items():
@@ -323,7 +324,8 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     found = extract(said, conv.language, find_model=False, today=today)
     found.answers.pop("model", None)
     found.answers.pop("workload", None)
-    found.unsure.clear()
+    found.unsure.pop("model", None)
+    found.unsure.pop("workload", None)
     if not found.answers:
         return False
     merged = {**conv.answers, **found.answers}

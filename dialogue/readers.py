@@ -21,7 +21,7 @@ from dialogue import keys as answer_keys
 from dialogue.conversation import AnswerValue, Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.keys import Answers, show_model
-from dialogue.understand import load, negation, numbers
+from dialogue.understand import load, names, negation, numbers
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold, words
 from engine import EngineError
@@ -138,14 +138,8 @@ def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
                                                               rate=value))
     if unsure is not None:
         raise unsure
-    if re.fullmatch(r"[\d.,\s]+", fold(t)) and value <= 500:
-        raise Unsure(msg("dialogue.confirm.speed", rate=value), [
-            Option(value=f"{value:g} tok/s per user", label=msg("dialogue.choice.per_user",
-                                                                 rate=value),
-                   answers={"per_user_tokens_per_s": value}),
-            Option(value=f"{value:g} tok/s in total", label=msg("dialogue.choice.total",
-                                                                 rate=value),
-                   answers={"target_tokens_per_s": value})], "target_tokens_per_s")
+    if value <= names.PER_USER_MAX and not names.says_total(fold(t)):
+        raise names.which_speed(value)
     return {"target_tokens_per_s": value}
 
 

@@ -37,7 +37,8 @@ _EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:ac
          r"(?:users?|utilisateurs?|persons?|personnes?|requests?|requetes?|streams?|sessions?"
          r"|conversations?|clients?|chats?)\b")
 #: a bare 'each' after a speed ('20 tok/s each', '20 jetons/s chacun'): per user
-_APIECE = r"(?:each|apiece|chacun|chacune|par tete)\b(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))"
+_APIECE = (r"(?:each|apiece|chacun|chacune|par tete)\b"
+           r"(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))")
 _TOK = r"(?:tokens?|toks?|jetons?)"
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
 _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"

@@ -13,14 +13,15 @@ full (issue #10).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal, get_args
 
 from dialogue.conversation import Option
 from dialogue.errors import ParseError, Unsure
+from dialogue.understand.load import AnswerValue
 from dialogue.understand.negation import negated
 from dialogue.understand.text import fold, shown, words
-from engine.catalog import UnknownEntry, catalog
+from engine.catalog import UnknownEntry, catalog, normalize
 from engine.request import AskedPrecision, Workload
 from engine.wording import msg
 
@@ -82,6 +83,30 @@ def finetune_kind() -> Unsure:
     options = [Option(value=w, label=msg(f"dialogue.choice.finetune.{w.replace('-', '_')}"),
                       answers={"workload": w}) for w in FINETUNES]
     return Unsure(msg("dialogue.confirm.finetune"), options, "workload")
+
+
+#: Above this, a rate of tokens/s is a total: no one user reads that fast.
+PER_USER_MAX = 500.0
+
+
+_TOTAL = re.compile(
+    r"\b(?:total|in all|aggregated?|agregee?|overall|global\w*|throughput|debit|cumul\w*"
+    r"|combined|altogether|en tout|for everyone|for all|pour tout le monde|pour tous"
+    r"|per (?:node|server|gpu)|par (?:noeud|serveur|gpu))\b")
+
+
+def says_total(folded: str) -> bool:
+    """Whether a sentence says its rate is a total ('in total', 'throughput', 'débit')."""
+    return _TOTAL.search(folded) is not None
+
+
+def which_speed(rate: float) -> Unsure:
+    """'20 tok/s' with nothing to say whose: per user, or in total for everyone?"""
+    return Unsure(msg("dialogue.confirm.speed", rate=rate), [
+        Option(value=f"{rate:g} tok/s per user", label=msg("dialogue.choice.per_user", rate=rate),
+               answers={"per_user_tokens_per_s": rate}),
+        Option(value=f"{rate:g} tok/s in total", label=msg("dialogue.choice.total", rate=rate),
+               answers={"target_tokens_per_s": rate})], "target_tokens_per_s")
 
 
 def training_kind() -> Unsure:
@@ -256,3 +281,64 @@ def interconnect(said: str) -> str:
     ids = {lk.id for lk in inter}
     raise ParseError(msg("dialogue.error.link", text=shown(said), names=names),
                      [s for s in suggestions if s in ids])
+
+
+# -- GPUs --------------------------------------------------------------------------------------
+
+
+@cache
+def _gpu_keys() -> frozenset[str]:
+    """Every GPU name the catalog knows, normalized; bare numbers ('5090') left out, since
+    in a sentence a number is more often a count."""
+    keys = {normalize(k) for g in catalog().gpus.values() for k in (g.id, g.name, *g.aliases)}
+    return frozenset(k for k in keys if not k.isdigit())
+
+
+@cache
+def _gpu_blob() -> str:
+    return "|".join(_gpu_keys())
+
+
+@lru_cache(maxsize=8192)
+def _gpu_word(w: str) -> bool:
+    """Whether a word could be part of a GPU's name ('h100s', 'rtx', 'l40s'; not '4')."""
+    if not w or w == "|" or w.isdigit() or w[:-1].isdigit():
+        return False
+    blob = _gpu_blob()
+    return normalize(w) in blob or normalize(w.rstrip("s")) in blob
+
+
+def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
+    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S') out of it, with
+    the count per node before it: exact catalog names only, and not a refused one ('not on
+    H100s')."""
+    ws = rest.split(" ")
+    # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
+    # and a window of counts alone ('4 8') names no GPU
+    named = [_gpu_word(w) for w in ws]
+    near = [n or (w[:-1].isdigit() and w != "|") for w, n in zip(ws, named, strict=True)]
+    for size in (4, 3, 2, 1):
+        for i in range(len(ws) - size + 1):
+            if not all(near[i : i + size]) or not any(named[i : i + size]):
+                continue
+            window = " ".join(ws[i : i + size])
+            for cand in gpu_candidates(window):
+                if normalize(cand) not in _gpu_keys():
+                    continue
+                start = len(" ".join(ws[:i])) + 1
+                if negated(rest, start):
+                    break
+                try:
+                    answers.setdefault("gpu", gpu(cand))
+                except ParseError:  # a name two GPUs share: not an answer
+                    continue
+                count = gpu_count(window)
+                before = ws[i - 1] if i > 0 else ""
+                if count is None and re.fullmatch(r"\d+x?", before):
+                    count = gpu_count(before.rstrip("x") + "x " + cand)
+                    i -= 1
+                    size += 1
+                if count is not None:
+                    answers.setdefault("gpus_per_node", count)
+                return " ".join([*ws[:i], "|", *ws[i + size :]])
+    return rest

@@ -20,14 +20,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache, lru_cache
 
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand import custom, load, models, names, numbers
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
-from engine.catalog import catalog, normalize
 from engine.units import NUMBER, SCALE, Lang
 from engine.wording import msg, text
 
@@ -58,7 +56,12 @@ _OWN: tuple[Recogniser, ...] = (
         r"\b|\baucun objectif\b|\bno speed requirement\b"), lambda m, c: {
             "target_tokens_per_s": None},
         cues=("target", "objectif", "requirement")),
-    Recogniser(("target_tokens_per_s",), _rx(rf"(?P<v>{_N}\s*(?:{numbers.RATE}))"),
+    # a total's words go with it ('a throughput of 3000 tok/s', '300 tok/s in total')
+    Recogniser(("target_tokens_per_s",), _rx(
+        r"(?:\b(?:an? |une? )?(?:total |aggregate |overall |global )?(?:throughput|debit|output"
+        r" rate)(?: total| global)?(?: target| cible)?(?: of| de|:|=)?\s*)?"
+        rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*(?:in total|au total|en tout|total|overall"
+        r"|aggregate|combined|altogether|for everyone|for all|pour tout le monde|pour tous)\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser(("concurrency",), _rx(
@@ -195,8 +198,9 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             continue
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
-    rest = _find_gpu(rest, found)
+    rest = names.find_gpu(rest, found.answers)
     rest = _workload(rest, found)
+    _whose_speed(t, found)
     if find_model and "model" not in found.answers and found.hint is None:
         mention = models.find(rest, lang, _NOISE)
         rest = mention.rest
@@ -314,6 +318,15 @@ def _workload(rest: str, found: Found) -> str:
     return rest
 
 
+def _whose_speed(folded: str, found: Found) -> None:
+    """'200 users at 20 tok/s': a rate small enough to be one user's, with nothing to say
+    whose, is asked (per user, or in total?), never taken as a total."""
+    rate = found.answers.get("target_tokens_per_s")
+    if isinstance(rate, float) and rate <= names.PER_USER_MAX and not names.says_total(folded):
+        del found.answers["target_tokens_per_s"]
+        found.unsure["target_tokens_per_s"] = names.which_speed(rate)
+
+
 def _problem(problem: ParseError | None, found: Found) -> None:
     if problem is None:
         return
@@ -323,64 +336,3 @@ def _problem(problem: ParseError | None, found: Found) -> None:
         found.unsure[problem.slot] = problem
     else:
         found.hint = problem
-
-
-# -- GPUs --------------------------------------------------------------------------------------
-
-
-@cache
-def _gpu_keys() -> frozenset[str]:
-    """Every GPU name the catalog knows, normalized; bare numbers ('5090') left out, since
-    in a sentence a number is more often a count."""
-    keys = {normalize(k) for g in catalog().gpus.values() for k in (g.id, g.name, *g.aliases)}
-    return frozenset(k for k in keys if not k.isdigit())
-
-
-@cache
-def _gpu_blob() -> str:
-    return "|".join(_gpu_keys())
-
-
-@lru_cache(maxsize=8192)
-def _gpu_word(w: str) -> bool:
-    """Whether a word could be part of a GPU's name ('h100s', 'rtx', 'l40s'; not '4')."""
-    if not w or w == "|" or w.isdigit() or w[:-1].isdigit():
-        return False
-    blob = _gpu_blob()
-    return normalize(w) in blob or normalize(w.rstrip("s")) in blob
-
-
-def _find_gpu(rest: str, found: Found) -> str:
-    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S') out of it, with
-    the count per node before it: exact catalog names only, and not a refused one ('not on
-    H100s')."""
-    ws = rest.split(" ")
-    # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
-    # and a window of counts alone ('4 8') names no GPU
-    named = [_gpu_word(w) for w in ws]
-    near = [n or (w[:-1].isdigit() and w != "|") for w, n in zip(ws, named, strict=True)]
-    for size in (4, 3, 2, 1):
-        for i in range(len(ws) - size + 1):
-            if not all(near[i : i + size]) or not any(named[i : i + size]):
-                continue
-            window = " ".join(ws[i : i + size])
-            for cand in names.gpu_candidates(window):
-                if normalize(cand) not in _gpu_keys():
-                    continue
-                start = len(" ".join(ws[:i])) + 1
-                if negated(rest, start):
-                    break
-                try:
-                    found.answers.setdefault("gpu", names.gpu(cand))
-                except ParseError:  # a name two GPUs share: not an answer
-                    continue
-                count = names.gpu_count(window)
-                before = ws[i - 1] if i > 0 else ""
-                if count is None and re.fullmatch(r"\d+x?", before):
-                    count = names.gpu_count(before.rstrip("x") + "x " + cand)
-                    i -= 1
-                    size += 1
-                if count is not None:
-                    found.answers.setdefault("gpus_per_node", count)
-                return " ".join([*ws[:i], "|", *ws[i + size :]])
-    return rest

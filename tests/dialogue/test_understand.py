@@ -338,6 +338,32 @@ def test_a_speed_said_with_its_lead_in_word_leaves_nothing_unused(said: str, lan
     assert found.answers["per_user_tokens_per_s"] == 50 and found.leftovers == []
 
 
+@pytest.mark.parametrize("said, lang, rate", [
+    ("llama 3.3 70b, 64 users, 8k, 300 tok/s in total", "en", 300),
+    ("llama 3.3 70b, 64 users, 8k, a throughput of 3000 tok/s", "en", 3000),
+    ("llama 3.3 70b, 64 utilisateurs, 8k, un débit de 300 tok/s", "fr", 300),
+    ("llama 3.3 70b, 64 utilisateurs, 8k, 2000 jetons par seconde au total", "fr", 2000),
+])
+def test_a_total_said_with_its_words_is_a_total_and_leaves_nothing_unused(
+        said: str, lang: str, rate: float) -> None:
+    found = extract(said, lang)
+    assert found.answers["target_tokens_per_s"] == rate and found.leftovers == []
+    assert "target_tokens_per_s" not in found.unsure
+
+
+@pytest.mark.parametrize("said, lang", [
+    ("llama 3.3 70b, 200 users, 8k, at 20 tok/s", "en"),
+    ("llama 3.3 70b, 200 utilisateurs, 8k, 20 jetons par seconde", "fr"),
+])
+def test_a_small_rate_said_of_no_one_is_asked_whose_it_is(said: str, lang: str) -> None:
+    found = extract(said, lang)
+    assert "target_tokens_per_s" not in found.answers
+    assert "per_user_tokens_per_s" not in found.answers
+    asked = found.unsure["target_tokens_per_s"]
+    assert [o.answers for o in asked.options] == [{"per_user_tokens_per_s": 20},
+                                                  {"target_tokens_per_s": 20}]
+
+
 @pytest.mark.parametrize("said, lang", [
     ("training llama 3.1 8b on 1B tokens in 5 days", "en"),
     ("entraîner llama 3.1 8b sur 1 milliard de jetons", "fr"),
