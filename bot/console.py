@@ -137,7 +137,9 @@ def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
         ("kv_cache", msg("console.value.size", gb=n.kv_cache_gb) if n.kv_cache_gb else None),
         ("training_state", msg("console.value.size", gb=n.training_state_gb)
          if n.training_state_gb else None),
-        ("throughput", msg("console.value.rate", rate=n.node_tokens_per_s)
+        # one copy is the whole deployment unless it is replicated
+        ("throughput_replica" if rec.replicas else "throughput",
+         msg("console.value.rate", rate=n.node_tokens_per_s)
          if n.node_tokens_per_s else None),
         ("per_user", msg("console.value.rate", rate=n.per_user_tokens_per_s)
          if n.per_user_tokens_per_s else None),

@@ -119,6 +119,8 @@ def _figures(rec: Recommendation) -> list[Row]:
         figure = getattr(n, field, None)
         if figure is None or (field == "total_tokens_per_s" and figure == n.node_tokens_per_s):
             continue
+        if field == "node_tokens_per_s" and not rec.replicas:
+            label = "brief.num.tokens"  # one copy is the whole deployment
         rows.append(Row(label=msg(label), value=msg(value, v=figure)))
     return rows
 

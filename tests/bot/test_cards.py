@@ -387,3 +387,30 @@ def test_the_check_catches_what_slack_refuses() -> None:
     assert any("characters of text" in e for e in blockkit.message_problems(huge))
     assert not blockkit.message_problems(
         {"text": "t", "blocks": blockkit.fit([parts.section("x" * 2900) for _ in range(5)])})
+
+
+@pytest.mark.parametrize("verdict, w", [("single_node", EN), ("replicas", EN),
+                                        ("multi_node", FR)])
+def test_the_throughput_says_whose_it_is(dialogue: Dialogue, verdict: str, w: Words) -> None:
+    """A card's tokens/s is the deployment's when it is one copy (a node holding DP=4 copies
+    of the model is not 'one copy'), and one replica's beside all replicas' when replicated,
+    on the card, the console and the brief alike."""
+    from bot import console
+    from bot.brief.build import build_brief
+
+    opening = VERDICT_OPENINGS[verdict]
+    if w is FR:
+        opening = "llama 3.1 405b en inférence pour 64 utilisateurs, contexte 32k, sans objectif"
+    reply = drive(dialogue, key_for(f"5{len(verdict)}"), opening)[-1]
+    rec = reply.recommendation
+    assert rec is not None and rec.verdict == verdict and reply.language == w.lang
+    own = "tokens_copy" if rec.replicas else "tokens"
+    other = "tokens" if rec.replicas else "tokens_copy"
+    fields = [f.split("\n")[0] for f in field_texts(cards.render(reply, key_for(50)))]
+    assert w.md(msg(f"slack.num.{own}", rate=0.0)).split("\n")[0] in fields
+    assert w.md(msg(f"slack.num.{other}", rate=0.0)).split("\n")[0] not in fields
+    row = "throughput_replica" if rec.replicas else "throughput"
+    assert f"  {w.plain(msg(f'console.row.{row}'))}  " in "\n".join(console.card(reply))
+    brief = build_brief(rec, reply.answers, lang=w.lang, purpose="export")
+    (figures,) = [s for s in brief.sections if s is not None and s.id == "figures"]
+    assert msg(f"brief.num.{own}") in [r.label for r in figures.rows]

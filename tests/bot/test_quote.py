@@ -137,7 +137,7 @@ def test_acceptance_form_errors_then_one_summary_with_its_brief(
     # the brief holds the card's numbers, the verdict, the contact and the audit record
     pdf = next(f for f in files if f["filename"].endswith(".pdf"))
     text = pdf_text(fake.files.content(pdf["id"]))
-    for ident in ("slack.num.weights", "slack.num.kv", "slack.num.tokens_copy"):
+    for ident in ("slack.num.weights", "slack.num.kv", "slack.num.tokens"):
         assert card_figure(card, ident, "en") in text, ident
     assert card_verdict(card, "en") in text
     assert "Rémi Lefèvre" in text and "Acme <Labs> & Co" in text and record["id"] in text
@@ -187,7 +187,7 @@ def test_a_french_sizing_gives_a_french_form_and_brief(bot: BotServer, fake: Fak
     assert pdf["title"] == plain("slack.quoting.file_title", "fr", format="PDF",
                                  title=msg("brief.title.quote", model="Llama 3.1 70B"))
     text = pdf_text(fake.files.content(pdf["id"]))
-    for ident in ("slack.num.weights", "slack.num.kv", "slack.num.tokens_copy"):
+    for ident in ("slack.num.weights", "slack.num.kv", "slack.num.tokens"):
         figure = card_figure(card, ident, "fr")
         assert "\u202f" in figure and ("Go" in figure or "tok/s" in figure)
         assert figure in text, ident  # French grouping, decimal comma and units survive

@@ -29,7 +29,8 @@ def fields(rec: Recommendation, w: Words) -> list[str]:
         msg("slack.num.free", share=n.free_share) if n.free_share is not None else None,
         msg("slack.num.max_concurrency", n=n.max_concurrency)
         if n.max_concurrency is not None else None,
-        msg("slack.num.tokens_copy", rate=n.node_tokens_per_s)
+        msg("slack.num.tokens_copy" if rec.replicas else "slack.num.tokens",
+            rate=n.node_tokens_per_s)
         if n.node_tokens_per_s is not None else None,
         msg("slack.num.tokens_total", rate=n.total_tokens_per_s)
         if n.total_tokens_per_s is not None and n.total_tokens_per_s != n.node_tokens_per_s
