@@ -159,17 +159,20 @@ def _four_bit(facts: Facts, rec: Recommendation) -> list[Alternative]:
 
 
 def _fp8_kv(facts: Facts, rec: Recommendation) -> list[Alternative]:
-    """The same request with an FP8 KV cache, when that changes the verdict or its size."""
+    """The same request with an FP8 KV cache, when that makes the answer smaller: fewer GPUs,
+    or the same GPUs at an earlier step (FP8 weights instead of 4-bit, one node instead of a
+    cluster). A cache half the size can still need more GPUs where its measured decode kernel
+    is slower and a per-user speed was asked: that is no alternative."""
     r = facts.request
     if r.is_training or r.kv_precision == "fp8" or not _kv_matters(facts, rec):
         return []
     fp8 = facts.other(kv_precision="fp8", brief=True)
     if facts.bounds.any and not fp8.bounds.any:
         return []  # the smaller cache only changes the answer by missing what was asked
-    _, alt = _option(fp8, "kv_precision", msg("alternative.fp8_kv"))
-    same = (alt.verdict, alt.nodes, alt.precision) == (rec.verdict, rec.nodes, rec.precision)
-    if same and (alt.numbers.gpus_needed or 0) >= (rec.numbers.gpus_needed or 0):
-        return []
+    (step, gpus), alt = _option(fp8, "kv_precision", msg("alternative.fp8_kv"))
+    asked = rec.numbers.gpus_needed or rec.nodes * rec.gpus_per_node
+    if not (gpus < asked or (gpus == asked and step < rec.step)):
+        return []  # the same or more GPUs for no simpler answer (a slower FP8-KV kernel)
     return [alt.model_copy(update={
         "summary": msg("alternative.fp8_kv_summary", summary=alt.summary)})]
 

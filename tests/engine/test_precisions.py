@@ -79,6 +79,20 @@ def test_an_fp8_kv_cache_is_offered_when_it_changes_the_answer() -> None:
     assert "kv_precision" not in {a.kind for a in small.alternatives}
 
 
+def test_an_fp8_kv_cache_that_needs_more_gpus_is_not_offered() -> None:
+    """At 40 tok/s per user the measured FP8-KV decode kernel of this GPU is slower: the
+    smaller cache needs more replicas, so it is no alternative (it was offered with 104 GPUs
+    beside an answer of 40)."""
+    r = rec(alternatives=True, model="llama-3.1-70b", concurrency=64, context=8192,
+            per_user_tokens_per_s=40)
+    assert r.verdict == "replicas" and r.numbers.gpus_needed is not None
+    fp8 = rec(model="llama-3.1-70b", concurrency=64, context=8192, per_user_tokens_per_s=40,
+              kv_precision="fp8")
+    assert fp8.numbers.gpus_needed is not None
+    assert fp8.numbers.gpus_needed > r.numbers.gpus_needed  # what it would have offered
+    assert "kv_precision" not in {a.kind for a in r.alternatives}
+
+
 def test_an_alternative_that_cannot_meet_the_per_user_speed_asked_says_so() -> None:
     """An FP8 KV cache that only changes the answer by missing the speed asked is not
     offered (the measured FP8-KV decode kernel is slow at small batch on this GPU); another
