@@ -13,15 +13,19 @@ import unicodedata
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
 _SPACES = re.compile(r"[\s\u00a0\u202f]+")
+_ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def fold(text: str) -> str:
-    """Lower case, no accents, one kind of apostrophe, single spaces: 'Inférence’s' ->
-    "inference's". Digits and symbols are kept as they are."""
+    """Lower case, no accents, one kind of apostrophe, single spaces, no control or format
+    characters: 'Inférence’s' -> "inference's". Digits and symbols are kept as they are."""
     if text.isascii():  # most messages: nothing to decompose
-        return _SPACES.sub(" ", text.replace("`", "'")).strip().lower()
+        return _SPACES.sub(" ", _ASCII_CONTROLS.sub("", text.replace("`", "'"))).strip().lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES))
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    # accents off, and controls and invisible format characters (a right-to-left override,
+    # a zero-width space) too: they carry no meaning and must never be quoted back
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c)
+                   and unicodedata.category(c) not in ("Cc", "Cf"))
     return _SPACES.sub(" ", bare.replace("œ", "oe").replace("æ", "ae")).strip().lower()
 
 

@@ -545,3 +545,12 @@ def test_a_range_or_an_approximate_count_is_read_as_its_peak(said: str, key: str
 @pytest.mark.parametrize("said", ["3.1-70b", "2026-12-15", "3 to 2"])
 def test_what_is_no_rising_range_is_left_alone(said: str) -> None:
     assert numbers.approximate(said) == said
+
+
+def test_controls_and_invisible_characters_are_never_read_nor_quoted_back() -> None:
+    """A right-to-left override, a zero-width space or a bell typed (or pasted) in a message
+    means nothing: the words around it are read, and the 'did not use' list never carries
+    one (it was quoted back as a word of its own)."""
+    found = extract("llama 3.1 70b \u202e inference 64 us\u200bers\x07 8k context blah", "en")
+    assert found.answers["concurrency"] == 64 and found.answers["workload"] == "inference"
+    assert found.leftovers == ["blah"]
