@@ -12,6 +12,7 @@ and said so. Nothing here touches a store or the network: a Hub id to fetch is r
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
@@ -110,11 +111,12 @@ def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:
     return config.understood(config.loads(stored), name.removeprefix(CONFIG))
 
 
-def assume_rest(conv: Conversation, out: Outcome) -> None:
+def assume_rest(conv: Conversation, out: Outcome, refused: AbstractSet[str] = frozenset()
+                ) -> None:
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
     with a one-click change (issue #10, item 4); never over a speed it asks about ('20
-    tok/s': per user or in total?)."""
+    tok/s': per user or in total?) nor over one it just refused (``refused``: '0.5 tok/s')."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
         return
@@ -123,7 +125,9 @@ def assume_rest(conv: Conversation, out: Outcome) -> None:
         return
     if not (valid("concurrency", a) and valid("context", a)):
         return
-    if not valid("target_tokens_per_s", a) and "target_tokens_per_s" not in conv.proposals:
+    speed = SLOTS["target_tokens_per_s"].keys
+    if (not valid("target_tokens_per_s", a) and "target_tokens_per_s" not in conv.proposals
+            and not any(k in refused for k in speed)):
         default = SLOTS["target_tokens_per_s"].default(a)
         assert default is not None
         for k, v in default.answers.items():
@@ -282,7 +286,7 @@ def _model(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     if "model" not in found.answers:
         out.changed = True
         return False
-    assume_rest(conv, out)
+    assume_rest(conv, out, found.refused)
     return True
 
 

@@ -73,7 +73,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
     if opening.strip():
         found = extract(opening, work.language, today=today)
         reading.keep(work, found, out, "dialogue.notice.understood")
-        reading.assume_rest(work, out)
+        reading.assume_rest(work, out, found.refused)
         if found.refusals:  # a minus sign, a batch without its deadline: said, the rest kept
             reading.refuse(out, found.refusals[0])
         elif (found.hint is not None and "model" not in found.answers

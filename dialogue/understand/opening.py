@@ -36,13 +36,11 @@ _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked
 
 def _one(key: str, reader: Callable[[str, Context], AnswerValue]
          ) -> Callable[[re.Match[str], Context], Reading | None]:
-    """A recogniser's reading of one key by one of ``numbers``' readers (on the span)."""
+    """A recogniser's reading of one key by one of ``numbers``' readers (on the span); the
+    reader's refusal ('200000 users': more than it takes) is the sentence's to say."""
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
         span = m.groupdict().get("v") or m.group(0)
-        try:
-            return {key: reader(span.strip(), ctx)}
-        except ParseError:
-            return None
+        return {key: reader(span.strip(), ctx)}
     return read
 
 
@@ -177,6 +175,7 @@ class Found:
     unsure: dict[str, Unsure] = field(default_factory=dict)
     fetch: str | None = None
     refusals: list[ParseError] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)  # the keys whose answer was refused
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
@@ -255,7 +254,12 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
     chosen = hits[0]
     if len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start()):
         chosen = hits[-1]
-    reading = rec.read(chosen, ctx)
+    try:
+        reading = rec.read(chosen, ctx)
+    except ParseError as refused:  # its kind of answer, out of range: said, and taken out
+        found.refusals.append(refused)
+        found.refused.update(rec.keys)
+        return rest[: chosen.start()] + " | " + rest[chosen.end():]
     if reading is None:
         return rest
     for key, value in reading.items():
