@@ -134,22 +134,25 @@ def replicated(facts: Facts, node_plan: TrainingPlan, nodes: int) -> TrainingPla
                          dp=node_plan.dp * nodes, strategy=node_plan.strategy)
 
 
-def tp_across(facts: Facts, plan: TrainingPlan, fabric: Fabric | None = None
-              ) -> tuple[float, tuple[Message, ...]]:
+def tp_across(facts: Facts, plan: TrainingPlan, fabric: Fabric | None = None, *,
+              kept: float = 1.0) -> tuple[float, tuple[Message, ...]]:
     """C16: the same job with tensor parallelism spanning two nodes (TP = two nodes' GPUs,
     data parallel over the rest), its projected efficiency, and what the answer says of
-    it: the comparison, and the article's advice when it falls under the efficiency floor."""
+    it: the comparison, and the article's advice when it falls under the efficiency floor.
+    ``kept`` is the share of time a run at that scale trains (goodput): both efficiencies
+    are quoted with it, as the answer's own is."""
     n = min(plan.gpus, 2 * plan.gpus_per_node)
     dp = max(1, plan.gpus // n)
     across = facts.project(nodes=n * dp // plan.gpus_per_node, tp=n, pp=1, dp=dp,
                            gpus_per_node=plan.gpus_per_node, fabric=fabric)
     pol = facts.policy
-    said = [msg("caveat.tp_across", tp=n, link=facts.link.name, efficiency=across.efficiency,
-                chosen=plan.efficiency, layout=terms.training_layout(plan))]
-    if across.efficiency < pol.efficiency_floor:
-        said.append(msg("caveat.tp_across_rethink", efficiency=across.efficiency,
+    efficiency = across.efficiency * kept
+    said = [msg("caveat.tp_across", tp=n, link=facts.link.name, efficiency=efficiency,
+                chosen=plan.efficiency * kept, layout=terms.training_layout(plan))]
+    if efficiency < pol.efficiency_floor:
+        said.append(msg("caveat.tp_across_rethink", efficiency=efficiency,
                         floor=pol.efficiency_floor))
-    return across.efficiency, tuple(said)
+    return efficiency, tuple(said)
 
 
 def tp_across_serving(facts: Facts, plan: InferencePlan) -> tuple[float, tuple[Message, ...]]:

@@ -134,6 +134,14 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         gpus = wanted
     gpus = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)), for_memory, 1)
     nodes = math.ceil(gpus / gpn)
+    if plan is not None:
+        # whole copies of the layout fill the nodes quoted: TP=8 x PP=8 copies are 8 nodes
+        # each, so 2,289 GPUs are 36 copies on 288 nodes (not 287, which holds 35.9)
+        dp = max(1, math.ceil(nodes * gpn / (plan.tp * plan.pp)))
+        layout = Layout.of(tp=plan.tp, pp=plan.pp, dp=dp)
+        nodes = math.ceil(dp * plan.tp * plan.pp / gpn)
+    else:
+        layout = Layout.of(tp=gpn, pp=1, dp=max(1, nodes))
     why = (msg("reason.deadline", deadline=deadline) if gpus > for_memory
            else msg("reason.state", state=state.total))
     because = msg("evidence.frontier_training", tokens=facts.train_tokens, gpu_months=months,
@@ -141,12 +149,6 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     advice = msg("caveat.advice_pretrain" if request.workload == "pretrain"
                  else "caveat.advice_finetune")
     eff = plan.efficiency if plan is not None else 1.0
-    if plan is not None:
-        # the copies that fill the nodes quoted (86 GPUs are 11 nodes: TP=8 x DP=11)
-        layout = Layout.of(tp=plan.tp, pp=plan.pp,
-                           dp=max(1, math.ceil(nodes * gpn / (plan.tp * plan.pp))))
-    else:
-        layout = Layout.of(tp=gpn, pp=1, dp=max(1, nodes))
     acts = activations_per_gpu(facts.model, pol, gpn)
     vram = nodes * facts.node_bytes
     pic = picture(vram=vram, weights=state.weights,
@@ -157,7 +159,7 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     caveats: list[Message] = [msg("caveat.frontier_training", gpus=gpus, advice=advice)]
     across_eff = None
     if plan is not None and plan.nodes > 1 and plan.tp * plan.pp < plan.gpus:
-        across_eff, said = tp_across(facts, plan, frontier_fabric(facts))
+        across_eff, said = tp_across(facts, plan, frontier_fabric(facts), kept=kept)
         caveats.extend(said)
     numbers = Numbers.of(
         memory=pic,

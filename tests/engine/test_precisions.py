@@ -130,18 +130,24 @@ def test_capacities_are_real_bytes_with_their_unit_stated() -> None:
     dict(params_b=7, workload="pretrain", train_tokens=2e12, deadline_days=30, gpu="h100-sxm",
          interconnect="ib-200"),
     dict(model="llama-3.1-70b", workload="pretrain"),
+    dict(model="llama-3.1-70b", workload="pretrain", train_tokens=15e12, deadline_days=90,
+         gpu="h100-sxm", interconnect="ib-400"),
+    dict(model="llama-3.1-405b", workload="full-finetune", interconnect="eth-100"),
 ])
 def test_a_frontier_answers_layout_fills_the_nodes_it_quotes(kw: dict[str, object]) -> None:
     """86 GPUs are 11 nodes of 8: the layout is TP=8 x DP=11 (88 GPUs), the one the TP
-    comparison names, never TP=8 x DP=10 (80 GPUs, fewer than needed)."""
+    comparison names, never TP=8 x DP=10 (80 GPUs, fewer than needed); and a pipeline's
+    copies are whole: 2,289 GPUs in copies of TP=8 x PP=8 are 36 copies on 288 nodes (the
+    card said 287, which holds 35.9). The comparison quotes the card's own efficiency."""
     r = rec(**kw)
     assert r.verdict == "frontier" and r.numbers.gpus_needed is not None
     on = r.layout.tp * r.layout.pp * r.layout.dp
-    assert r.numbers.gpus_needed <= on
-    assert on - r.nodes * r.gpus_per_node < r.layout.pp * r.gpus_per_node  # rounding only
+    assert r.numbers.gpus_needed <= on <= r.nodes * r.gpus_per_node  # the nodes hold it
+    assert r.nodes * r.gpus_per_node - on < r.gpus_per_node  # and no node more
     (across,) = [c for c in r.caveats if c.id == "caveat.tp_across"]
     named = across.params["layout"].params["layout"]  # type: ignore[union-attr]
     assert str(named).endswith(f"DP={r.layout.dp}")  # the layout the card shows
+    assert round(float(across.params["chosen"]), 3) == r.numbers.scaling_efficiency  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("workload", ["inference", "lora", "qlora", "full-finetune", "pretrain"])
