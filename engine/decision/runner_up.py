@@ -58,7 +58,9 @@ def _training(facts: Facts, chosen: TrainingPlan) -> list[Alternative]:
     if not others:
         return []
     alt = others[0]
-    summary = msg("alternative.training_layout_summary", efficiency=alt.efficiency,
+    days = alt.days(facts.train_tokens)  # what more GPUs buy: the run time, said first
+    summary = msg("alternative.training_layout_summary", days=days,
+                  chosen_days=chosen.days(facts.train_tokens), efficiency=alt.efficiency,
                   chosen_efficiency=chosen.efficiency, chosen=terms.training_layout(chosen),
                   per_gpu=held_per_gpu(alt))
     return [Alternative.of(
@@ -66,7 +68,7 @@ def _training(facts: Facts, chosen: TrainingPlan) -> list[Alternative]:
                                  gpus=alt.gpus),
         verdict=None, gpu=facts.gpu.id, nodes=alt.nodes, precision="bf16",
         layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
-        numbers=Numbers.of(scaling_efficiency=round(alt.efficiency, 3)),
+        numbers=Numbers.of(scaling_efficiency=round(alt.efficiency, 3), days=round(days, 2)),
     )]
 
 

@@ -158,3 +158,16 @@ def test_every_answer_that_quotes_its_weights_quotes_their_share(workload: str) 
         n = rec(model=model, workload=workload).numbers
         if n.weights_gb is not None:
             assert n.weights_share is not None and n.weights_share > 0, model
+
+
+def test_a_training_layouts_runner_up_says_how_long_it_takes() -> None:
+    """A LoRA sized on 2 of the node's 8 GPUs has DP=8 on all 8 as its runner-up: what a
+    customer weighs is the run time (about a quarter), not the efficiency, 100 % both ways."""
+    r = rec(model="mistral-7b", workload="lora", train_tokens=2e9, deadline_days=3)
+    (runner,) = [a for a in r.alternatives if a.kind == "layout"]
+    assert r.numbers.days is not None and runner.numbers.days is not None
+    assert runner.layout is not None and runner.layout.dp > r.layout.dp
+    assert runner.numbers.days < r.numbers.days
+    said = runner.summary.params
+    assert said["days"] == pytest.approx(runner.numbers.days, abs=0.01)
+    assert said["chosen_days"] == pytest.approx(r.numbers.days, abs=0.01)
