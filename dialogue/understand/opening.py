@@ -197,6 +197,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             continue
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
+    rest = _by_date(rest, ctx, found)
     rest = names.find_gpu(rest, found.answers)
     rest = _workload(rest, found)
     _whose_speed(t, found)
@@ -297,6 +298,20 @@ def _batch(rest: str, ctx: Context, found: Found) -> str:
     found.answers["batch_days"] = days
     found.answers.pop("deadline_days", None)
     assert m is not None
+    return rest[: m.start()] + " | " + rest[m.end():]
+
+
+def _by_date(rest: str, ctx: Context, found: Found) -> str:
+    """A deadline said as a date ('by next week', "d'ici vendredi"): the days from today (a
+    batch job's was read by :func:`_batch`; 'in 10 days' by its recogniser)."""
+    if "deadline_days" in found.answers or "batch_days" in found.answers or any(
+            r.message.id.startswith("dialogue.error.batch") for r in found.refusals):
+        return rest  # a batch job's date, refused with its job
+    m = load.BATCH_WHEN.search(rest)
+    days = load.days_until(m["when"], ctx.today) if m is not None and m["when"] else None
+    if m is None or days is None:
+        return rest
+    found.answers["deadline_days"] = days
     return rest[: m.start()] + " | " + rest[m.end():]
 
 
