@@ -265,7 +265,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"(?:{N}\s*(?:{HEADS}|people|persons|personnes|named users"
         rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
         rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
-        rf" {N2})\b{_NOT_AT_ONCE}"), _headcount, frozenset({"concurrency"}),
+        rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{_NOT_AT_ONCE}"), _headcount,
+        frozenset({"concurrency"}),
         cues=("employe", "staff", "seat", "agent", "engineer", "dev", "customer", "member",
               "worker", "colleague", "salari", "collabor", "membre", "client", "people",
               "person", "company", "team", "firm", "organi", "entreprise", "equipe", "societe",

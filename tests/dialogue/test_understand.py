@@ -554,3 +554,13 @@ def test_controls_and_invisible_characters_are_never_read_nor_quoted_back() -> N
     found = extract("llama 3.1 70b \u202e inference 64 us\u200bers\x07 8k context blah", "en")
     assert found.answers["concurrency"] == 64 and found.answers["workload"] == "inference"
     assert found.leftovers == ["blah"]
+
+
+@pytest.mark.parametrize("said, lang", [
+    ("deepseek-v3 for our support team of 300 agents", "en"),
+    ("deepseek-v3 pour notre équipe de 300 développeurs", "fr"),
+])
+def test_a_team_of_people_is_a_headcount_with_nothing_left_over(said: str, lang: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["users_total"] == 300
+    assert [w for w in found.leftovers if w not in ("support",)] == []
