@@ -158,7 +158,8 @@ _NOISE = re.compile(
     r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
     r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
     r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
-    r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already)(?:\b|(?<='))"
+    r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
+    r"client|cliente|customer|prospect|wants|asks|veulent)(?:\b|(?<='))"
 )
 
 

@@ -564,3 +564,14 @@ def test_a_team_of_people_is_a_headcount_with_nothing_left_over(said: str, lang:
     found = extract(said, lang)
     assert found.answers["users_total"] == 300
     assert [w for w in found.leftovers if w not in ("support",)] == []
+
+
+@pytest.mark.parametrize("said, lang", [
+    ("Client veut un serveur pour faire du RAG avec Llama 3.3 70B, 100 utilisateurs, "
+     "contexte 32k", "fr"),
+    ("the customer wants llama 3.3 70b for 100 users, 32k context", "en"),
+])
+def test_a_sales_reps_words_about_the_customer_are_not_reported_unused(said: str,
+                                                                      lang: str) -> None:
+    found = extract(said, lang)
+    assert found.answers["concurrency"] == 100 and found.leftovers == []
