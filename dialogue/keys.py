@@ -99,7 +99,7 @@ class Key:
 
 KEYS: dict[str, Key] = {k.name: k for k in (
     Key("model", "model", show_model, _model_request),
-    Key("active_params_b", "model", _shown("dialogue.show.params", "params")),
+    Key("active_params_b", "model", lambda v: msg("dialogue.show.params", params=_num(v) * 1e9)),
     Key("model_config", "model", lambda v: text(""), lambda v, a: {}, shown=False),
     Key("workload", "workload", _workload),
     Key("users_total", "concurrency", _shown("dialogue.show.people", "n")),

@@ -124,7 +124,7 @@ def find(folded: str, lang: Lang = "en") -> tuple[Counts, tuple[int, int]] | Non
         if total is not None and active is not None:
             if not 0 < active <= total <= PARAMS_MAX_B:
                 raise ParseError(msg("dialogue.error.moe_counts", text=shown(m.group(0))))
-            return Counts(total, active), m.span()
+            return Counts(total, active), _moe_word_before(folded, m.span())
     moe = _MOE.search(folded) if any(w in folded for w in _MOE_CUES) else None
     if moe is not None:
         near = folded[max(0, moe.start() - 24):moe.end() + 24]
@@ -138,6 +138,16 @@ def find(folded: str, lang: Lang = "en") -> tuple[Counts, tuple[int, int]] | Non
             if value is not None and 0 < value <= PARAMS_MAX_B:
                 return Counts(value), m.span()
     return None
+
+
+_MOE_BEFORE = re.compile(rf"\b{_MOE_WORD}\s+(?:(?:de|of|with|avec|d')\s*)?$")
+
+
+def _moe_word_before(folded: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The counts' span with the MoE word said before them ('un MoE de 120B dont 12B
+    actifs', 'an MoE of 120B with 12B active'): part of the description, not a leftover."""
+    m = _MOE_BEFORE.search(folded, 0, span[0])
+    return (m.start(), span[1]) if m is not None else span
 
 
 def _named_before(folded: str, start: int) -> bool:

@@ -70,14 +70,15 @@ def load(facts: Facts, concurrency: int | None = None) -> Message:
 
 def model_name(facts: Facts) -> Message:
     """The model's name (the catalog's, or the config.json's), or 'a 70B dense model' / 'a
-    1T MoE model with 32B active' for one known only by its size."""
+    1T MoE model with 32B active' for one known only by its size: the counts as given (the
+    synthetic architecture lands within a few percent of them; the math shows its own)."""
     r = facts.request
     if facts.in_catalog or r.params_b is None or r.arch is not None or r.hf_config is not None:
         return text(facts.model.name)
     if r.active_params_b is not None and r.active_params_b < r.params_b:
-        return msg("model.synthetic_moe", params=facts.params.total,
-                   active=facts.params.active)
-    return msg("model.synthetic", params=facts.params.total)
+        return msg("model.synthetic_moe", params=r.params_b * 1e9,
+                   active=r.active_params_b * 1e9)
+    return msg("model.synthetic", params=r.params_b * 1e9)
 
 
 def inference_layout(plan: InferencePlan) -> Message:

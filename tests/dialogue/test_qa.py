@@ -138,7 +138,7 @@ def test_context_shown_as_typed() -> None:
     r = d.start("k", "llama 3.1 70b inference 64 users 32k context")
     assert shown(r)["context"] == "32,768 tokens (32k)"
     r = d.start("k", "a 0.35b params model")
-    assert shown(r)["model"] == "a 350M-parameter dense model"  # was 'a 0.35B-...'
+    assert shown(r)["model"] == "a 350M-parameter model"  # was 'a 0.35B-...'
 
 
 @pytest.mark.parametrize("said", ["6k", "6k context", "context 6k"])

@@ -575,3 +575,23 @@ def test_a_sales_reps_words_about_the_customer_are_not_reported_unused(said: str
                                                                       lang: str) -> None:
     found = extract(said, lang)
     assert found.answers["concurrency"] == 100 and found.leftovers == []
+
+
+@pytest.mark.parametrize("said, lang", [
+    ("un modèle MoE de 120B dont 12B actifs, inférence, 50 utilisateurs, 8k", "fr"),
+    ("an MoE of 120B with 12B active, inference, 50 users, 8k", "en"),
+])
+def test_an_moe_said_before_its_counts_is_read_whole_and_shown_with_its_units(
+        said: str, lang: str) -> None:
+    """'MoE' before the counts was quoted back unused; the summary said 'a 120B-parameter
+    dense model' and 'Active parameters: 12' (no unit)."""
+    from dialogue.keys import KEYS
+    from dialogue.wording import catalog as words
+
+    found = extract(said, lang)
+    assert (found.answers["model"], found.answers["active_params_b"]) == (120, 12)
+    assert found.leftovers == []
+    model = words().render(KEYS["model"].show(120.0), lang)
+    active = words().render(KEYS["active_params_b"].show(12.0), lang)
+    assert "dense" not in model and "120" in model
+    assert active in ("12B", "12\u202fMd")

@@ -188,6 +188,11 @@ def test_a_model_known_by_its_size_is_named_as_what_it_is() -> None:
     for lang in langs:
         assert "MoE" in _said(moe.headline, lang) and "dense" not in _said(moe.headline, lang)
         assert "dense" in _said(dense.headline, lang)
+    # the counts as the person gave them, not the synthetic architecture's ('a 119B MoE
+    # model with 11.7B active' answered 'a 120B MoE with 12B active')
+    said = rec(params_b=120.0, active_params_b=12.0)
+    assert said.model.params_b != 120.0  # the architecture lands near, not on, the counts
+    assert "120B" in _said(said.headline, "en") and "12B" in _said(said.headline, "en")
 
 
 def test_an_architecture_given_whole_is_sized_as_the_catalog_model() -> None:
