@@ -308,6 +308,10 @@ def _gpu_word(w: str) -> bool:
     return normalize(w) in blob or normalize(w.rstrip("s")) in blob
 
 
+#: Words that count one GPU before its name ('a single H100'; 'une seule H100' folds to 'seule').
+_ONE = frozenset({"single", "one", "seule", "seul", "unique"})
+
+
 def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
     """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S') out of it, with
     the count per node before it: exact catalog names only, and not a refused one ('not on
@@ -338,6 +342,8 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
                     count = gpu_count(before.rstrip("x") + "x " + cand)
                     i -= 1
                     size += 1
+                elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
+                    count, i, size = 1, i - 1, size + 1
                 if count is not None:
                     answers.setdefault("gpus_per_node", count)
                 return " ".join([*ws[:i], "|", *ws[i + size :]])

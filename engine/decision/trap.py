@@ -74,8 +74,11 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     single = write_up(big_facts, big_walk)
     big = big_facts.gpn
     inside, split = _efficiencies(facts, big)
+    # the article's two 4-GPU nodes, in its words; more small nodes (1-GPU ones) counted
     trap = msg("caveat.research_lab_trap", small=facts.gpn, big=big, split=split,
-               single=inside)
+               single=inside) if asked.nodes <= 2 else msg(
+        "caveat.research_lab_trap_many", nodes=asked.nodes, small=facts.gpn, big=big,
+        split=split, single=inside)
     as_asked = Alternative.of(
         kind="as_asked",
         label=msg("alternative.as_asked", nodes=asked.nodes, gpus=facts.gpn),

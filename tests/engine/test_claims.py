@@ -13,6 +13,7 @@ from engine import SizingRequest, recommend
 from engine.catalog import catalog, load_catalog
 from engine.decision.facts import Facts, build_facts
 from engine.decision.int4 import FOUR_BIT
+from engine.wording import render
 
 PRO = "rtx-pro-6000-server"
 
@@ -272,6 +273,21 @@ def test_c19_two_small_nodes_is_the_research_lab_trap(kw: dict[str, object]) -> 
     assert trap.params["split"] < trap.params["single"]
     asked = r.alternatives[0]
     assert asked.kind == "as_asked" and asked.nodes == 2
+
+
+def test_c19_more_small_nodes_than_two_are_counted_as_they_are() -> None:
+    """A QLoRA of a 70B asked on single-GPU RTX 4090 nodes would take four of them: the trap
+    says four (it said 'two 1-GPU nodes', the article's case), in both languages."""
+    r = rec(model="llama-3.1-70b", workload="qlora", gpu="rtx-4090", gpus_per_node=1,
+            train_tokens=1e8, deadline_days=5)
+    assert (r.nodes, r.gpus_per_node) == (1, 8)
+    trap = r.caveats[0]
+    asked = r.alternatives[0]
+    assert asked.kind == "as_asked" and asked.nodes > 2
+    assert trap.id == "caveat.research_lab_trap_many" and trap.params["nodes"] == asked.nodes
+    for lang in ("en", "fr"):
+        words = render(trap, lang)  # type: ignore[arg-type]
+        assert str(asked.nodes) in words and not words.startswith(("Two", "Deux"))
 
 
 @pytest.mark.parametrize("kw", [

@@ -122,7 +122,7 @@ def test_max_context_is_the_limit_the_engine_holds_to() -> None:
 def test_small_nodes_that_do_not_divide_eight_are_compared_without_crashing(gpn: int) -> None:
     r = _rec(model="deepseek-v3", gpus_per_node=gpn)
     assert r.nodes >= 1
-    if r.caveats and r.caveats[0].id == "caveat.research_lab_trap":
+    if r.caveats and r.caveats[0].id.startswith("caveat.research_lab_trap"):
         assert r.gpus_per_node == 8
         assert r.caveats[0].params["small"] == gpn
 
