@@ -241,6 +241,13 @@ def shape(rec: Recommendation) -> Message:
 
 def int4_tradeoff(plan: Plan) -> Message:
     """'With INT4 weights, one node; keeping FP8, 2 copies of one node (2 nodes).' Said
-    before the question, so the person knows what they are trading."""
-    return msg("dialogue.notice.int4_tradeoff", int4=shape(plan.recommendation(allow_int4=True)),
-               fp8=shape(plan.recommendation(allow_int4=False)))
+    before the question, so the person knows what they are trading; on the same hardware
+    both ways, each side's speed per user (the trade is then the speed)."""
+    four, kept = plan.recommendation(allow_int4=True), plan.recommendation(allow_int4=False)
+    sides = [shape(four), shape(kept)]
+    if sides[0] == sides[1]:  # the same hardware: what differs is each user's speed
+        sides = [msg("dialogue.shape.at_speed", shape=s, rate=r.numbers.per_user_tokens_per_s)
+                 if r.numbers.per_user_tokens_per_s else s for s, r in zip(sides, (four, kept),
+                                                                           strict=True)]
+    return msg("dialogue.notice.int4_tradeoff", int4=sides[0], fp8=sides[1],
+               kept=msg(f"precision.{kept.precision}"))

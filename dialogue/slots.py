@@ -278,7 +278,8 @@ SLOTS: dict[str, Slot] = {
              keeps=("ttft_s",)),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
              serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)}, _menu(_int4s_menu),
-             ask_params=lambda a: {"model": readers.model_name(a)}),
+             ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
+                 f"precision.{a.get('precision') or 'fp8'}")}),
         # asked only when the format named cannot run on the GPU (FP8, or a model's native
         # 4-bit checkpoint, is sized unless one is named): read from what people type ('in
         # BF16', 'an FP8 KV cache'), and changed like the GPU (a new weight format keeps the

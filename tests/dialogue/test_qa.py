@@ -338,6 +338,24 @@ def test_the_int4_question_says_what_it_decides() -> None:
     assert r.asking == "interconnect"
 
 
+def test_the_int4_tradeoff_on_the_same_hardware_is_each_users_speed() -> None:
+    """One user of a 405B at 128k: one node either way, 4-bit weights meeting the assumed
+    20 tok/s per user and FP8 not. It said 'one node; keeping FP8, one node', which trades
+    nothing; and a BF16 request was told 'keeping FP8'."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 405b inference, 1 user, 128k context")
+    assert r.asking == "int4"
+    trade = r.notices[-1].text
+    four, kept = trade.params["int4"], trade.params["fp8"]
+    assert four.id == kept.id == "dialogue.shape.at_speed"  # type: ignore[union-attr]
+    assert four.params["rate"] > 20 > kept.params["rate"]  # type: ignore[union-attr,operator]
+    assert trade.params["kept"].id == "precision.fp8"  # type: ignore[union-attr]
+    r = d.start("k2", "llama 3.1 405b inference, 1 user, 128k context, in bf16")
+    assert r.asking == "int4"
+    assert r.notices[-1].text.params["kept"].id == "precision.bf16"  # type: ignore[union-attr]
+    assert r.text.params["precision"].id == "precision.bf16"  # type: ignore[union-attr]
+
+
 def test_the_int4_tradeoff_names_each_sides_node_size() -> None:
     """On 4-GPU nodes, 4-bit weights fit one 8-GPU node (the research-lab trap answers on
     the article's node) while FP8 takes three of the 4-GPU nodes asked: each side says it."""
