@@ -239,15 +239,26 @@ def shape(rec: Recommendation) -> Message:
     return msg("dialogue.shape.copies", copies=copies, unit=unit, nodes=rec.nodes)
 
 
+def _as_seen(side: Message, rec: Recommendation, ttft: bool) -> Message:
+    """A side of the trade-off with each user's speed (and first token, when one was asked)."""
+    n = rec.numbers
+    if not n.per_user_tokens_per_s:
+        return side
+    if ttft and n.ttft_s:
+        return msg("dialogue.shape.at_speed_ttft", shape=side, rate=n.per_user_tokens_per_s,
+                   s=n.ttft_s)
+    return msg("dialogue.shape.at_speed", shape=side, rate=n.per_user_tokens_per_s)
+
+
 def int4_tradeoff(plan: Plan) -> Message:
     """'With INT4 weights, one node; keeping FP8, 2 copies of one node (2 nodes).' Said
     before the question, so the person knows what they are trading; on the same hardware
-    both ways, each side's speed per user (the trade is then the speed)."""
+    both ways, what each user sees on each side (the trade is then the speed, or the first
+    token when a bound on it was asked)."""
     four, kept = plan.recommendation(allow_int4=True), plan.recommendation(allow_int4=False)
     sides = [shape(four), shape(kept)]
-    if sides[0] == sides[1]:  # the same hardware: what differs is each user's speed
-        sides = [msg("dialogue.shape.at_speed", shape=s, rate=r.numbers.per_user_tokens_per_s)
-                 if r.numbers.per_user_tokens_per_s else s for s, r in zip(sides, (four, kept),
+    if sides[0] == sides[1]:  # the same hardware: what differs is what each user sees
+        sides = [_as_seen(s, r, "ttft_s" in plan.answers) for s, r in zip(sides, (four, kept),
                                                                            strict=True)]
     return msg("dialogue.notice.int4_tradeoff", int4=sides[0], fp8=sides[1],
                kept=msg(f"precision.{kept.precision}"))

@@ -39,6 +39,12 @@ _EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:ac
 #: a bare 'each' after a speed ('20 tok/s each', '20 jetons/s chacun'): per user
 _APIECE = (r"(?:each|apiece|chacun|chacune|par tete)\b"
            r"(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))")
+#: a bound's lead-in words ('in', 'under', 'moins de', 'max') and a duration in seconds,
+#: its unit maybe stuck to the number ('500ms', '2s')
+_WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|de|:|=|max|at most|au plus"
+           r"|less than|is|est|d'au plus|inferieure? a)\s*)*")
+_SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
+         r"\b")
 _TOK = r"(?:tokens?|toks?|jetons?)"
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
 _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
@@ -223,10 +229,14 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("read", "lecture")),
     Recogniser(("ttft_s",), re.compile(
         rf"\b(?:first token|ttft|time to first token|time-to-first-token|premier (?:token|jeton)"
-        rf"|temps (?:avant|jusqu'au) premier (?:token|jeton))\s*(?:(?:in|within|under|below|<|<="
-        rf"|of|en|sous|moins de|de|:|=|max|at most|au plus|less than|is|est)\s*)*{N}\s*"
-        rf"(?P<unit>ms|s|secs?|seconds?|secondes?)\b"), _ttft,
+        rf"|temps (?:avant|jusqu'au) premier (?:token|jeton))\s*{_WITHIN}{_SECS}"), _ttft,
         cues=("token", "ttft", "jeton")),
+    # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
+    # token (streamed answers); assumed, so the reply says so and offers the change
+    Recogniser(("ttft_s",), re.compile(
+        rf"\b(?:latency|latence|response time|temps de reponse|delai de reponse)\s*"
+        rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
+        cues=("laten", "respon", "repons")),
     Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),
                _per_second,
         cues=("rps", "qps", "/s")),
