@@ -88,8 +88,10 @@ def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
         return {}
     found = extract(t, lang, find_model=False, today=today)
     if found.refusals and not any(k in found.answers for k in wanted):
-        if found.refusals[0].message.id.startswith("dialogue.error.batch"):
-            raise found.refusals[0]  # a batch job without its deadline or document size
+        if found.refusals[0].message.id.startswith(("dialogue.error.batch",
+                                                    "dialogue.error.headcount")):
+            raise found.refusals[0]  # a batch job without its deadline or document size, a
+            # headcount whose share at once is past what is sized
         return {}  # a minus sign: the question's own reader says what it refuses
     got: Reading = {k: v for k, v in found.answers.items() if k in wanted}
     inferred = sorted(k for k in found.inferred if k in got)

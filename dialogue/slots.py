@@ -136,7 +136,7 @@ def _concurrencies(answers: Answers) -> list[Choice]:
     out: list[Choice] = []
     for share in shares:
         n = load.at_once(people, share)
-        if str(n) not in {c.value for c in out}:
+        if n <= numbers.CONCURRENCY_MAX and str(n) not in {c.value for c in out}:
             out.append(Choice(value=str(n), label=msg("dialogue.choice.share", n=n, share=share,
                                                       people=people)))
     return out

@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from dialogue.assumptions import assumptions
+from dialogue.errors import ParseError
+from dialogue.understand.numbers import CONCURRENCY_MAX
 from engine.catalog import catalog
 from engine.units import NUMBER, SCALE, Kind, Lang, quantity
+from engine.wording import msg
 
 AnswerValue = str | int | float | bool | None
 Reading = dict[str, AnswerValue]
@@ -121,7 +124,18 @@ def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
     v = number(_group(m, "n") or _group(m, "m"))
     if v is None or v != int(v) or not 2 <= v <= 10_000_000:
         return None
-    return {"users_total": int(v), "concurrency": at_once(int(v))}
+    n = at_once(int(v))
+    if n > CONCURRENCY_MAX:  # '5 million employees': the assumed share is past what is sized
+        raise ParseError(msg("dialogue.error.headcount_peak", people=int(v), n=n,
+                             share=assumptions().peak_share, hi=CONCURRENCY_MAX))
+    return {"users_total": int(v), "concurrency": n}
+
+
+def many_users(m: re.Match[str], ctx: Context) -> Reading | None:
+    """'1 million users' of a chatbot: more than are ever in flight at once, so a headcount
+    (a count of users up to the engine's bound is read as requests at once, as said)."""
+    v = number(_group(m, "n"))
+    return _headcount(m, ctx) if v is not None and v > CONCURRENCY_MAX else None
 
 
 def at_once(headcount: int, share: float | None = None) -> int:
@@ -207,7 +221,7 @@ HEADS = (r"employees?|staff|seats|agents|engineers|developers|devs|customers|mem
          r"|colleagues|salaries|salariees?|employes?|collaborateurs?|collaboratrices?"
          r"|developpeurs?|membres|clients")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
-_NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
+NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
                 r"|a la fois|en parallele|in parallel|en simultane|actifs? en meme temps))")
 RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
@@ -272,10 +286,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("doc", "file", "page", "record", "mail", "ticket", "contra", "article", "report",
               "fichier", "dossier", "rapport", "pdf", "chunk", "passage", "text")),
     Recogniser(("users_total", "concurrency"), re.compile(
-        rf"(?:{N}\s*(?:{HEADS}|people|persons|personnes|named users"
+        rf"(?:{N}\s*(?:de\s+|d')?(?:{HEADS}|people|persons|personnes|named users"
         rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
         rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
-        rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{_NOT_AT_ONCE}"), _headcount,
+        rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{NOT_AT_ONCE}"), _headcount,
         frozenset({"concurrency"}),
         cues=("employe", "staff", "seat", "agent", "engineer", "dev", "customer", "member",
               "worker", "colleague", "salari", "collabor", "membre", "client", "people",

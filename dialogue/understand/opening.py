@@ -135,6 +135,10 @@ _OWN: tuple[Recogniser, ...] = (
                if names.weights_format_at(m.string, m.start(), m.end()) else None,
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
+#: '1 million users' (more than are ever at once): a headcount, its share at once assumed
+_MANY_USERS = Recogniser(("users_total",), _rx(
+    rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
+    frozenset({"concurrency"}), cues=("user", "utilisateur"))
 _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 #: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
 #: answer lengths before a bare '8k', a headcount after 'users', documents before days.
@@ -143,7 +147,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
-    *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
+    _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
     _BY_NAME[("gpus_per_node",)],
 )
 _NOISE = re.compile(
