@@ -126,6 +126,20 @@ def engine_request(req: Mapping[str, Any]) -> SizingRequest:
     return sizing_request(req, allow_int4=int4_consent(req.get("int4"), decides))
 
 
+def _refused(exc: ValidationError) -> Message:
+    """A bound the request refuses, in the conversation's words: the answer's label and the
+    limit ('Concurrent requests: at most 100,000'), never pydantic's English."""
+    err = exc.errors()[0]
+    name = str(err["loc"][0]) if err.get("loc") else ""
+    label: Message = KEYS[name].label if name in KEYS else msg("text", text=name)
+    limits: dict[str, Any] = err.get("ctx") or {}
+    for bound, side in (("le", "most"), ("lt", "most"), ("ge", "least"), ("gt", "least")):
+        limit = limits.get(bound)
+        if isinstance(limit, int | float) and not isinstance(limit, bool):
+            return msg(f"dialogue.error.engine_at_{side}", field=label, limit=float(limit))
+    return msg("dialogue.error.engine_refused", field=label)
+
+
 class Plan:
     """One turn's view of the answers: the next question, and the engine's answers."""
 
@@ -146,8 +160,7 @@ class Plan:
             except EngineError as exc:
                 raise EngineFailed(exc.message) from exc
             except ValidationError as exc:  # a value the request refuses (a bound)
-                raise EngineFailed(msg("dialogue.error.engine_refused",
-                                       detail=exc.errors()[0]["msg"])) from exc
+                raise EngineFailed(_refused(exc)) from exc
             except ArithmeticError as exc:  # an extreme parameter count overflowing a formula
                 raise EngineFailed(msg("dialogue.error.engine_overflow")) from exc
         return self._memo[allow_int4]

@@ -490,3 +490,19 @@ def test_the_int4_question_never_gives_a_reason_step_1_did_not() -> None:
     for lang in ("en", "fr"):
         asked = say(r.text, lang)  # type: ignore[arg-type]
         assert not re.search(r"\b(?:fit|fits|headroom|tient|marge)\b", asked), asked
+
+
+def test_a_bound_the_engine_refuses_is_said_in_the_conversations_words() -> None:
+    """A value past a bound of the request reached the person as pydantic's English ('Input
+    should be less than or equal to 100000'), in a French conversation too."""
+    from dialogue.flow import EngineFailed, Plan
+    from dialogue.wording import catalog as words
+
+    plan = Plan({"model": "llama-3.1-8b", "workload": "inference", "concurrency": 500_000,
+                 "context": 4096, "per_user_tokens_per_s": 20.0})
+    with pytest.raises(EngineFailed) as failed:
+        plan.recommendation()
+    said = failed.value.message
+    assert said.id == "dialogue.error.engine_at_most" and said.params["limit"] == 100_000
+    fr = words().render(said, "fr")
+    assert "Requêtes simultanées" in fr and "100\u202f000" in fr and "Input" not in fr
