@@ -163,7 +163,7 @@ _NOISE = re.compile(
     r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
     r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
     r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
-    r"client|cliente|customer|prospect|wants|asks|veulent)(?:\b|(?<='))"
+    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum)(?:\b|(?<='))"
 )
 
 

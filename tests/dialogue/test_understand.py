@@ -570,6 +570,9 @@ def test_a_team_of_people_is_a_headcount_with_nothing_left_over(said: str, lang:
     ("Client veut un serveur pour faire du RAG avec Llama 3.3 70B, 100 utilisateurs, "
      "contexte 32k", "fr"),
     ("the customer wants llama 3.3 70b for 100 users, 32k context", "en"),
+    ("llama 3.3 70b for 100 users, 32k context, at least 30 tok/s per user", "en"),
+    ("llama 3.3 70b pour 100 utilisateurs, contexte 32k, au moins 30 tok/s par utilisateur",
+     "fr"),
 ])
 def test_a_sales_reps_words_about_the_customer_are_not_reported_unused(said: str,
                                                                       lang: str) -> None:
