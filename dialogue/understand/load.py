@@ -286,7 +286,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("doc", "file", "page", "record", "mail", "ticket", "contra", "article", "report",
               "fichier", "dossier", "rapport", "pdf", "chunk", "passage", "text")),
     Recogniser(("users_total", "concurrency"), re.compile(
-        rf"(?:{N}\s*(?:de\s+|d')?(?:{HEADS}|people|persons|personnes|named users"
+        rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:(?:nos|our|the|ses|leurs|their)\s+)?"
+        rf"(?:{HEADS}|people|persons|personnes|named users"
         rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
         rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
         rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{NOT_AT_ONCE}"), _headcount,

@@ -72,7 +72,8 @@ _OWN: tuple[Recogniser, ...] = (
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser(("concurrency",), _rx(
         rf"(?P<v>{_N})\s*(?:(?:of|among)\s+(?:our|the|them|its)\s+|(?:de|parmi)\s+(?:nos|notre"
-        rf"|ces|nos)\s+)?(?:people|persons|personnes|{load.HEADS})?\s*(?:at once|at the same"
+        rf"|ces|nos)\s+)?(?:people|persons|personnes|users?|utilisateurs?|{load.HEADS})?\s*"
+        rf"(?:at once|at the same"
         r" time|concurrently|simultaneously|in parallel|en meme temps|a la fois|simultanement"
         r"|en simultane|simultanees?|en parallele)"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),

@@ -598,3 +598,16 @@ def test_an_moe_said_before_its_counts_is_read_whole_and_shown_with_its_units(
     active = words().render(KEYS["active_params_b"].show(12.0), lang)
     assert "dense" not in model and "120" in model
     assert active in ("12B", "12\u202fMd")
+
+
+@pytest.mark.parametrize("said, lang, total, at_once", [
+    ("llama 3.1 8b pour 3000 de nos employés", "fr", 3000, 300),
+    ("llama 3.1 8b for 3000 of our employees", "en", 3000, 300),
+    ("llama 3.1 8b for 64 of our users at once", "en", None, 64),
+    ("llama 3.1 8b pour 64 de nos utilisateurs en même temps", "fr", None, 64),
+])
+def test_people_said_as_of_our_are_read(said: str, lang: str, total: int | None,
+                                        at_once: int) -> None:
+    found = extract(said, lang)
+    assert found.answers.get("users_total") == total
+    assert found.answers["concurrency"] == at_once and found.leftovers == []
