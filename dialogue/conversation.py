@@ -18,7 +18,8 @@ Schema (version 3)::
                  'output_tokens', 'documents', 'document_tokens', 'batch_days', 'context',
                  'target_tokens_per_s' (null: no target), 'per_user_tokens_per_s', 'ttft_s',
                  'int4', 'train_tokens', 'deadline_days', 'interconnect', 'gpu',
-                 'gpus_per_node'
+                 'gpus_per_node', 'nodes_owned' (the servers they said they have: compared
+                 with the answer, never sized)
     sources      key -> where its answer came from: said / assumed / default / confirmed
     proposals    slot -> what the bot proposes there and waits for a click on (the
                  candidates for a model name, the kind of fine-tune, "did you mean context

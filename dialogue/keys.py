@@ -123,6 +123,8 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("interconnect", "interconnect", _entry("link")),
     Key("gpu", "gpu", _entry("gpu")),
     Key("gpus_per_node", "gpu", _shown("dialogue.show.count", "n")),
+    # the nodes they have: compared with the answer (dialogue/present.py), never sized
+    Key("nodes_owned", "gpu", _shown("dialogue.show.nodes", "n"), lambda v, a: {}),
 )}
 ORDER: tuple[str, ...] = tuple(KEYS)
 

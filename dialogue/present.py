@@ -20,6 +20,7 @@ from dialogue.machine import CANCELLED, DONE
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
 from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, valid
 from dialogue.turn import changeable
+from engine.result import Recommendation
 from engine.wording import Message, msg
 
 
@@ -116,9 +117,28 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
                       error=msg("dialogue.error.engine", why=exc.message),
                       nav=_result_nav(conv, list(ORDER)))
     notices = list(out.notices)
+    owned = _owned(conv, rec)
+    if owned is not None:
+        notices.append(owned)
     return _reply(conv, kind="result", text=rec.headline, help=msg("dialogue.help.result"),
                   notices=notices, steps=list(rec.questions), error=out.error,
                   nav=_result_nav(conv, names), recommendation=rec)
+
+
+def _owned(conv: Conversation, rec: Recommendation) -> Notice | None:
+    """'You said 2 nodes: this answer takes 6 of 4x NVIDIA L40S, 4 more': the servers they
+    said they have beside the nodes the answer takes (a bigger node, when the research-lab
+    trap moved it, is named)."""
+    owned = conv.answers.get("nodes_owned")
+    if not isinstance(owned, int) or isinstance(owned, bool):
+        return None
+    hardware = msg("hardware.node", gpus=rec.gpus_per_node, gpu=rec.gpu_name)
+    if rec.nodes <= owned:
+        return Notice(kind="info", text=msg("dialogue.notice.owned_enough", owned=owned,
+                                            nodes=rec.nodes, hardware=hardware))
+    return Notice(kind="warning", text=msg("dialogue.notice.owned_short", owned=owned,
+                                           nodes=rec.nodes, hardware=hardware,
+                                           more=rec.nodes - owned))
 
 
 # -- navigation ------------------------------------------------------------------------------

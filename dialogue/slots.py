@@ -312,7 +312,7 @@ SLOTS: dict[str, Slot] = {
              default=lambda a: Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                                        answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
-                 "gpus_per_node"].default}, merge=True),
+                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned",)),
     )
 }
 ORDER: tuple[str, ...] = tuple(SLOTS)

@@ -148,6 +148,12 @@ def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
     return {"gpus_per_node": int(v)} if v is not None and v == int(v) and 1 <= v <= 16 else None
 
 
+def _nodes_owned(m: re.Match[str], ctx: Context) -> Reading | None:
+    v = number(_group(m, "n"))
+    return {"nodes_owned": int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000 \
+        else None
+
+
 def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
     v = number(_group(m, "n"), Kind.RATE)
     unit = _group(m, "unit")
@@ -296,6 +302,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
               "worker", "colleague", "salari", "collabor", "membre", "client", "people",
               "person", "company", "team", "firm", "organi", "entreprise", "equipe", "societe",
               "boite", "total", "tout")),
+    # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
+    Recogniser(("nodes_owned",), re.compile(
+        rf"{N}\s*(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b"), _nodes_owned,
+        cues=("server", "node", "machine", "serveur", "noeud")),
     Recogniser(("gpus_per_node",), re.compile(
         rf"{N}\s*(?:x\s*)?(?:gpus?|cards?|cartes?(?: graphiques)?|accelerators?"
         rf"|accelerateurs?|devices?)\b"), _gpus,

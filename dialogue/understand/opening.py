@@ -149,7 +149,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
     _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
-    _BY_NAME[("gpus_per_node",)],
+    _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
 )
 _NOISE = re.compile(
     r"\b(?:we|i|want|would|like|need|plan|to|run|serving?|use|the|a|an|with|and|for|on|at|of|"

@@ -506,3 +506,18 @@ def test_a_bound_the_engine_refuses_is_said_in_the_conversations_words() -> None
     assert said.id == "dialogue.error.engine_at_most" and said.params["limit"] == 100_000
     fr = words().render(said, "fr")
     assert "Requêtes simultanées" in fr and "100\u202f000" in fr and "Input" not in fr
+
+
+def test_the_servers_they_have_are_set_beside_the_answer() -> None:
+    """'we have 2 servers with 4x L40S each' read the GPU and its count and left '2 servers'
+    unused: the card said 6 nodes without a word about the 2 they have."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b inference 32 users 8k, we have 2 servers with 4x L40S each")
+    rec = r.recommendation
+    assert r.kind == "result" and rec is not None and rec.nodes > 2
+    (owned,) = [n for n in r.notices if n.text.id == "dialogue.notice.owned_short"]
+    assert owned.kind == "warning"
+    assert (owned.text.params["owned"], owned.text.params["nodes"]) == (2, rec.nodes)
+    assert owned.text.params["more"] == rec.nodes - 2
+    assert "nodes_owned" not in r.request  # compared, never sized
+    assert [v.shown.params for v in r.answers if v.slot == "nodes_owned"] == [{"n": 2}]
