@@ -11,12 +11,12 @@ and said so. Nothing here touches a store or the network: a Hub id to fetch is r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
+from dialogue import readers
 from dialogue.conversation import AnswerValue, Conversation, Option, Proposal
 from dialogue.errors import ParseError, Unsure
 from dialogue.flow import Plan
@@ -111,7 +111,7 @@ def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:
     return config.understood(config.loads(stored), name.removeprefix(CONFIG))
 
 
-def assume_rest(conv: Conversation, out: Outcome, refused: AbstractSet[str] = frozenset()
+def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = frozenset()
                 ) -> None:
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
@@ -293,7 +293,8 @@ def _model(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
 def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
     """The answers to later questions typed with this one ('64 users, 32k context'): noted
     when their question is still open; one that would change a given answer is said, with
-    how to change it (a given answer is changed only by 'change'), never dropped silently."""
+    how to change it (a given answer is changed only by 'change'), never dropped silently;
+    one refused ('0.5 tok/s') is said with its refusal."""
     conv = turn.conv
     # at a word question (the workload, the GPU) a sentence may name another model, which
     # these answers would then be sized on without it: only the number questions take more
@@ -305,10 +306,19 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
              and SLOTS[KEYS[k].slot].applies(conv.answers)}
     fresh = {k: v for k, v in other.items() if not valid(KEYS[k].slot, conv.answers)}
     if "context" in fresh and not valid("context", {**conv.answers, **fresh}):
-        del fresh["context"]  # beyond this model's window: asked at its question
+        tokens = fresh.pop("context")  # beyond this model's window: said, asked at its question
+        out.notices.append(Notice(kind="warning", text=msg(
+            "dialogue.error.context_beyond", model=readers.model_name(conv.answers),
+            limit=readers.context_limit(conv.answers) or 0, tokens=tokens,
+            text=f"{tokens // 1024}k" if isinstance(tokens, int) and tokens % 1024 == 0
+            else str(tokens))))
     if fresh:
         keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)), out,
              "dialogue.notice.noted")
+    said_no = {id(e): e for k, e in found.refused.items()
+               if KEYS[k].slot not in (conv.state, "model", "workload")}
+    for refused in said_no.values():  # '64 users, 0.5 tok/s': the speed refused, and said
+        out.notices.append(Notice(kind="warning", text=refused.message))
     for k, v in other.items():
         if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown:
             out.notices.append(Notice(kind="info", text=msg(

@@ -181,7 +181,8 @@ class Found:
     unsure: dict[str, Unsure] = field(default_factory=dict)
     fetch: str | None = None
     refusals: list[ParseError] = field(default_factory=list)
-    refused: set[str] = field(default_factory=set)  # the keys whose answer was refused
+    #: the keys whose answer was refused, with the refusal
+    refused: dict[str, ParseError] = field(default_factory=dict)
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
@@ -265,7 +266,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
         reading = rec.read(chosen, ctx)
     except ParseError as refused:  # its kind of answer, out of range: said, and taken out
         found.refusals.append(refused)
-        found.refused.update(rec.keys)
+        found.refused.update(dict.fromkeys(rec.keys, refused))
         return rest[: chosen.start()] + " | " + rest[chosen.end():]
     if reading is None:
         return rest
