@@ -30,6 +30,7 @@ from dialogue.understand import config, models, names, negation
 from dialogue.understand.opening import Found, extract
 from dialogue.understand.text import fold, has_digit
 from dialogue.wording import catalog
+from engine import units
 from engine.units import LANGS
 from engine.wording import Message, msg
 
@@ -310,8 +311,7 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
         out.notices.append(Notice(kind="warning", text=msg(
             "dialogue.error.context_beyond", model=readers.model_name(conv.answers),
             limit=readers.context_limit(conv.answers) or 0, tokens=tokens,
-            text=f"{tokens // 1024}k" if isinstance(tokens, int) and tokens % 1024 == 0
-            else str(tokens))))
+            text=units.context(float(tokens or 0), conv.language))))
     if fresh:
         keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)), out,
              "dialogue.notice.noted")

@@ -33,7 +33,7 @@ from dialogue.slots import ORDER, SLOTS, holds, serving, valid
 from engine import EngineError, recommend
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, SizingRequest
 from engine.result import Recommendation, StepAnswer
-from engine.wording import Message, msg
+from engine.wording import Message, msg, text
 
 _NEEDS_LINK = ("multi_node", "frontier")
 Answers = Mapping[str, AnswerValue]
@@ -131,7 +131,7 @@ def _refused(exc: ValidationError) -> Message:
     limit ('Concurrent requests: at most 100,000'), never pydantic's English."""
     err = exc.errors()[0]
     name = str(err["loc"][0]) if err.get("loc") else ""
-    label: Message = KEYS[name].label if name in KEYS else msg("text", text=name)
+    label: Message = KEYS[name].label if name in KEYS else text(name)
     limits: dict[str, Any] = err.get("ctx") or {}
     for bound, side in (("le", "most"), ("lt", "most"), ("ge", "least"), ("gt", "least")):
         limit = limits.get(bound)

@@ -142,7 +142,8 @@ _MANY_USERS = Recogniser(("users_total",), _rx(
     frozenset({"concurrency"}), cues=("user", "utilisateur"))
 _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 #: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
-#: answer lengths before a bare '8k', a headcount after 'users', documents before days.
+#: answer lengths before a bare '8k', more users than are ever at once before 'users' (a
+#: count at once), a headcount after it, documents before days.
 RECOGNISERS: tuple[Recogniser, ...] = (
     _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
     *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
