@@ -14,7 +14,7 @@ import itertools
 
 import pytest
 
-from engine import SizingRequest
+from engine import SizingRequest, recommend
 from engine.catalog import catalog
 from engine.decision import clear_cache
 from engine.decision.facts import Facts, build_facts
@@ -239,3 +239,31 @@ def test_training_searches_are_the_plain_loop(model: str, workload: str) -> None
 
 def vars_of(p: object) -> tuple[object, ...]:
     return tuple(getattr(p, k) for k in p.__slots__)  # type: ignore[attr-defined]
+
+
+#: Requests whose alternatives walk GPUs that cannot hold the weights (brief facts list no
+#: layout there): asked next on such a GPU, the answer must be the one asked first.
+AFTER_ALTERNATIVES = [
+    dict(model="mixtral-8x7b", gpus_per_node=1, per_user_tokens_per_s=30.0, concurrency=64),
+    dict(model="deepseek-v3", gpus_per_node=4, per_user_tokens_per_s=30.0, concurrency=64),
+    dict(model="llama-3.1-405b", gpus_per_node=1, per_user_tokens_per_s=30.0),
+]
+
+
+@pytest.mark.parametrize("kw", AFTER_ALTERNATIVES, ids=[str(r) for r in AFTER_ALTERNATIVES])
+def test_an_answer_does_not_depend_on_the_alternatives_asked_before(
+        kw: dict[str, object]) -> None:
+    """A search kept across requests is the same whoever made it: an alternative's brief
+    walk (which lists no layout where the weights cannot fit) once left an empty search
+    behind, and the next request on that GPU crashed explaining why nothing fits."""
+    first = SizingRequest(**kw)
+    for gpu in CAT.gpus:
+        asked = first.model_copy(update={"gpu": gpu})
+        clear_cache(physics=True)
+        try:
+            alone = recommend(asked)
+        except UnsizableRequest:
+            continue
+        clear_cache(physics=True)
+        recommend(first)  # its alternatives walk the other GPUs, briefly
+        assert recommend(asked) == alone, gpu
