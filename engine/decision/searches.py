@@ -160,9 +160,9 @@ class Searches:
         key = (precision, nodes, conc, gpn, kv)
         if key not in self._served:
             own = (conc, gpn, kv) == (self.concurrency, self.gpn, self.request.kv_precision)
-            if own and self._hopeless(precision, nodes):
-                # not kept across requests: explained facts list the layouts, to say why
-                self._served[key] = (None, [])
+            plans = self.layouts(precision, nodes) if own else None
+            if plans == []:  # brief facts, no layout holds the weights (:meth:`layouts`):
+                self._served[key] = (None, [])  # not kept, explained facts list them
                 return self._served[key]
             self._served[key] = kept(
                 (self.model, self.kernels, self.fabric.intra, self.fabric.inter, self.policy),
@@ -171,7 +171,7 @@ class Searches:
                     self.model, self.params, self.kernels, self.fabric, self.policy,
                     precision=precision, kv_precision=kv, concurrency=conc,
                     shape=self.shape, nodes=nodes, gpus_per_node=gpn, bounds=self.bounds,
-                    plans=self.layouts(precision, nodes) if own else None))
+                    plans=plans))
         return self._served[key]
 
     @property
@@ -188,9 +188,12 @@ class Searches:
         layouts would only have explained why."""
         key = ("fit", precision, nodes)
         if key not in self._served:
-            if self._hopeless(precision, nodes):
-                self._served[key] = (None, [])
-                return []
+            if self.brief:
+                w = weights_bytes(self.params, precision, self.policy, self.model)
+                share = w / (nodes * self.gpn * self.gpu_bytes)
+                if not share <= self.policy.max_weights_share + 1e-12:
+                    self._served[key] = (None, [])
+                    return []
             self._served[key] = (None, kept(
                 (self.model, self.kernels, self.fabric.intra, self.fabric.inter, self.policy),
                 (*key, self.concurrency, self.gpn, self.request.kv_precision,
@@ -201,15 +204,6 @@ class Searches:
                     concurrency=self.concurrency, shape=self.shape, nodes=nodes,
                     gpus_per_node=self.gpn)))
         return self._served[key][1]
-
-    def _hopeless(self, precision: Precision, nodes: int) -> bool:
-        """Brief facts only: whether the weights break the article's share even on every GPU
-        of ``nodes`` nodes (no layout holds them; listing the layouts would only explain
-        why, and an alternative explains nothing)."""
-        if not self.brief:
-            return False
-        w = weights_bytes(self.params, precision, self.policy, self.model)
-        return not w / (nodes * self.gpn * self.gpu_bytes) <= self.policy.max_weights_share + 1e-12
 
     def on_fewer(self, precision: Precision, gpus: int) -> list[InferencePlan]:
         """The two ways ``gpus`` GPUs of one node serve the load: one tensor-parallel copy,
