@@ -132,20 +132,37 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         if abs(wanted - gpus) <= _SETTLED * gpus:
             break
         gpus = wanted
-    gpus = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)), for_memory, 1)
-    nodes = math.ceil(gpus / gpn)
+    wanted = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)), for_memory, 1)
+    for _ in range(_ROUNDS):  # the layout quoted holds the state and meets the deadline
+        if plan is None:
+            break
+        months = gpu_months(facts, plan.efficiency, plan.gpus)
+        wanted = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)),
+                     for_memory, 1)
+        if plan.gpus >= wanted:
+            break
+        plan = at_scale(facts, wanted)
     if plan is not None:
         # whole copies of the layout fill the nodes quoted: TP=8 x PP=8 copies are 8 nodes
-        # each, so 2,289 GPUs are 36 copies on 288 nodes (not 287, which holds 35.9)
-        dp = max(1, math.ceil(nodes * gpn / (plan.tp * plan.pp)))
-        layout = Layout.of(tp=plan.tp, pp=plan.pp, dp=dp)
-        nodes = math.ceil(dp * plan.tp * plan.pp / gpn)
+        # each, so 2,289 GPUs are 36 copies on 288 nodes (not 287, which holds 35.9); the
+        # GPUs quoted are the layout's, and the run is projected on them
+        gpus, nodes = plan.gpus, plan.nodes
+        layout = Layout.of(tp=plan.tp, pp=plan.pp, dp=plan.dp)
+        months = gpu_months(facts, plan.efficiency, gpus)
     else:
+        gpus = wanted
+        nodes = math.ceil(gpus / gpn)
         layout = Layout.of(tp=gpn, pp=1, dp=max(1, nodes))
-    why = (msg("reason.deadline", deadline=deadline) if gpus > for_memory
+    why = (msg("reason.deadline", deadline=deadline) if wanted > for_memory
            else msg("reason.state", state=state.total))
-    because = msg("evidence.frontier_training", tokens=facts.train_tokens, gpu_months=months,
-                  gpu=facts.gpu.name, why=why, gpus=gpus, nodes=nodes)
+    if gpus > wanted:  # the most efficient layout holds more (a deeper pipeline, whole copies)
+        because = msg("evidence.frontier_training_laid", tokens=facts.train_tokens,
+                      gpu_months=months, gpu=facts.gpu.name, why=why, wanted=wanted,
+                      layout=terms.training_layout(plan) if plan is not None else "",
+                      gpus=gpus, nodes=nodes)
+    else:
+        because = msg("evidence.frontier_training", tokens=facts.train_tokens,
+                      gpu_months=months, gpu=facts.gpu.name, why=why, gpus=gpus, nodes=nodes)
     advice = msg("caveat.advice_pretrain" if request.workload == "pretrain"
                  else "caveat.advice_finetune")
     eff = plan.efficiency if plan is not None else 1.0
@@ -173,7 +190,9 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         tp_across_nodes_efficiency=round(across_eff, 3) if across_eff is not None else None,
         mfu=round(facts.mfu * eff * kept, 3),
         gpu_months=round(months, 1),
-        days=round(deadline, 1),
+        # the run on the GPUs quoted: the deadline when it sets the count, sooner when
+        # memory does
+        days=round(months * pol.hours_per_month / 24.0 / gpus, 1),
         gpus_needed=gpus,
     )
     deployment = Deployment(verdict="frontier", precision="bf16", layout=layout, nodes=nodes,

@@ -133,20 +133,32 @@ def test_capacities_are_real_bytes_with_their_unit_stated() -> None:
     dict(model="llama-3.1-70b", workload="pretrain", train_tokens=15e12, deadline_days=90,
          gpu="h100-sxm", interconnect="ib-400"),
     dict(model="llama-3.1-405b", workload="full-finetune", interconnect="eth-100"),
+    dict(model="llama-3.1-405b", workload="full-finetune", gpu="h100-sxm"),
 ])
 def test_a_frontier_answers_layout_fills_the_nodes_it_quotes(kw: dict[str, object]) -> None:
     """86 GPUs are 11 nodes of 8: the layout is TP=8 x DP=11 (88 GPUs), the one the TP
     comparison names, never TP=8 x DP=10 (80 GPUs, fewer than needed); and a pipeline's
     copies are whole: 2,289 GPUs in copies of TP=8 x PP=8 are 36 copies on 288 nodes (the
-    card said 287, which holds 35.9). The comparison quotes the card's own efficiency."""
+    card said 287, which holds 35.9). The GPUs quoted are the layout's: a 405B full
+    fine-tune's state needs 93 GPUs, its most efficient layout (TP=8 x PP=8 x DP=2) runs on
+    128, and the card said 93 beside 16 nodes; the run's days are its time on them (the
+    card showed the deadline). The comparison quotes the card's own efficiency."""
     r = rec(**kw)
     assert r.verdict == "frontier" and r.numbers.gpus_needed is not None
     on = r.layout.tp * r.layout.pp * r.layout.dp
-    assert r.numbers.gpus_needed <= on <= r.nodes * r.gpus_per_node  # the nodes hold it
+    assert r.numbers.gpus_needed == on <= r.nodes * r.gpus_per_node  # the nodes hold it
     assert r.nodes * r.gpus_per_node - on < r.gpus_per_node  # and no node more
+    # the run on the GPUs quoted: its GPU-months over them, within the deadline
+    n, pol = r.numbers, CAT.policy
+    assert n.days is not None and n.gpu_months is not None
+    assert n.days <= (kw.get("deadline_days") or pol.default_deadline_days)
+    assert n.days == pytest.approx(n.gpu_months * pol.hours_per_month / 24 / on, rel=0.06)
     (across,) = [c for c in r.caveats if c.id == "caveat.tp_across"]
     named = across.params["layout"].params["layout"]  # type: ignore[union-attr]
     assert str(named).endswith(f"DP={r.layout.dp}")  # the layout the card shows
+    five = r.questions[-1].because
+    if five.id == "evidence.frontier_training_laid":  # the state or deadline needs fewer
+        assert int(five.params["wanted"]) < on == five.params["gpus"]  # type: ignore[arg-type]
     assert round(float(across.params["chosen"]), 3) == r.numbers.scaling_efficiency  # type: ignore[arg-type]
 
 
