@@ -79,6 +79,9 @@ class Recogniser:
     read: Callable[[re.Match[str], Context], Reading | None]
     assumed: frozenset[str] = field(default_factory=frozenset)
     cues: tuple[str, ...] = ()  # words one of which the phrase holds: a cheap test first
+    #: reads several of its phrases joined by 'and' as one answer ('2000 nurses and 300
+    #: doctors': 2,300 people), None when a second phrase is another answer
+    adds: Callable[[list[re.Match[str]], Context], Reading | None] | None = None
 
     def may(self, folded: str) -> bool:
         return not self.cues or any(c in folded for c in self.cues)
@@ -122,13 +125,32 @@ def _length(key: str) -> Callable[[re.Match[str], Context], Reading | None]:
 
 def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
     v = number(_group(m, "n") or _group(m, "m"))
-    if v is None or v != int(v) or not 2 <= v <= 10_000_000:
+    return _headcount_of(int(v)) if v is not None and v == int(v) else None
+
+
+def _headcount_of(people: int) -> Reading | None:
+    if not 2 <= people <= 10_000_000:
         return None
-    n = at_once(int(v))
+    n = at_once(people)
     if n > CONCURRENCY_MAX:  # '5 million employees': the assumed share is past what is sized
-        raise ParseError(msg("dialogue.error.headcount_peak", people=int(v), n=n,
+        raise ParseError(msg("dialogue.error.headcount_peak", people=people, n=n,
                              share=assumptions().peak_share, hi=CONCURRENCY_MAX))
-    return {"users_total": int(v), "concurrency": n}
+    return {"users_total": people, "concurrency": n}
+
+
+#: What joins counts that add up: '2000 nurses and 300 doctors', '200 devs, 50 analysts'
+#: (the opening has turned commas into spaces); 'of which 50 devs' is a part, not more.
+JOINED = re.compile(r"\s*(?:(?:\+|&|and|et|plus|as well as|ainsi que)\s+)?"
+                    r"(?:(?:our|the|nos|les|des)\s+)?")
+
+
+def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
+    """Headcounts joined by 'and': the people in total ('2000 nurses and 300 doctors')."""
+    values = [number(_group(m, "n") or _group(m, "m")) for m in ms]
+    if any(v is None or v != int(v) for v in values):
+        return None
+    total = int(sum(v for v in values if v is not None))
+    return _headcount_of(total)
 
 
 def many_users(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -222,10 +244,37 @@ BATCH_WHEN = re.compile(
     rf"|{N}\s*(?P<unit>days?|weeks?|hours?|hrs?|h|jours?|semaines?|heures?)\b)"
 )
 
-#: Who a headcount counts ('200 employees', '25 devs'): at once only when said so.
-HEADS = (r"employees?|staff|seats|agents|engineers|developers|devs|customers|members|workers"
-         r"|colleagues|salaries|salariees?|employes?|collaborateurs?|collaboratrices?"
-         r"|developpeurs?|membres|clients")
+#: Who a headcount counts ('200 employees', '25 devs', '150 commerciaux'), as folded text
+#: (engine-free, accents off): the roles of the people a company, a school or a public
+#: service would give its assistant to; at once only when said so. The cheap test of the
+#: headcount recogniser (its cues) is derived from this list, so a role added here is read.
+_ROLES = (
+    # English
+    "employees?", "staff", "seats", "agents", "engineers", "developers", "devs", "programmers",
+    "coders", "customers", "members", "workers", "colleagues", "salespeople", "sales reps",
+    "reps", "analysts", "lawyers", "attorneys", "paralegals", "doctors", "physicians",
+    "clinicians", "nurses", "students", "pupils", "learners", "teachers", "researchers",
+    "scientists", "consultants", "advisors", "advisers", "operators", "technicians",
+    "traders", "accountants", "auditors", "bankers", "brokers", "recruiters", "managers",
+    "marketers", "designers", "writers", "editors", "journalists", "translators", "testers",
+    "moderators", "officers", "clerks", "civil servants", "subscribers", "citizens",
+    "volunteers", "interns",
+    # French
+    "salaries", "salariees?", "employes?", "collaborateurs?", "collaboratrices?",
+    "developpeurs?", "programmeurs?", "membres", "clients", "commerciaux", "vendeurs",
+    "vendeuses", "conseillers", "conseilleres", "ingenieurs", "techniciens", "analystes",
+    "avocats", "juristes", "medecins", "infirmiers", "infirmieres", "soignants", "etudiants",
+    "etudiantes", "eleves", "apprenants", "enseignants", "professeurs", "profs", "chercheurs",
+    "chercheuses", "consultants", "operateurs", "operatrices", "comptables", "auditeurs",
+    "banquiers", "courtiers", "recruteurs", "redacteurs", "journalistes", "traducteurs",
+    "testeurs", "moderateurs", "fonctionnaires", "agents publics", "abonnes", "citoyens",
+    "benevoles", "adherents", "stagiaires", "equipiers",
+)
+HEADS = "|".join(_ROLES)
+#: The cheap test of a headcount: the roles' stems, and the words of a company or team.
+_HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in _ROLES}),
+              "people", "person", "company", "team", "firm", "organi", "entreprise", "equipe",
+              "societe", "boite", "total", "tout")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
                 r"|a la fois|en parallele|in parallel|en simultane|actifs? en meme temps))")
@@ -298,10 +347,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
         rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{NOT_AT_ONCE}"), _headcount,
         frozenset({"concurrency"}),
-        cues=("employe", "staff", "seat", "agent", "engineer", "dev", "customer", "member",
-              "worker", "colleague", "salari", "collabor", "membre", "client", "people",
-              "person", "company", "team", "firm", "organi", "entreprise", "equipe", "societe",
-              "boite", "total", "tout")),
+        cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
     Recogniser(("nodes_owned",), re.compile(
         rf"{N}\s*(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b"), _nodes_owned,

@@ -263,8 +263,15 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
     chosen = hits[0]
     if len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start()):
         chosen = hits[-1]
+    joined = [chosen]
+    if rec.adds is not None and chosen is hits[0]:  # '2000 nurses and 300 doctors'
+        for h in hits[1:]:
+            if not load.JOINED.fullmatch(rest, joined[-1].end(), h.start()):
+                break
+            joined.append(h)
     try:
-        reading = rec.read(chosen, ctx)
+        reading = rec.read(chosen, ctx) if len(joined) == 1 or rec.adds is None \
+            else rec.adds(joined, ctx)
     except ParseError as refused:  # its kind of answer, out of range: said, and taken out
         found.refusals.append(refused)
         found.refused.update(dict.fromkeys(rec.keys, refused))
@@ -276,7 +283,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
             found.answers[key] = value
             if key in rec.assumed:
                 found.inferred.add(key)
-    spans = hits if chosen is not hits[0] else [chosen]
+    spans = hits if chosen is not hits[0] else joined
     for m in sorted(spans, key=lambda h: -h.start()):
         rest = rest[: m.start()] + " | " + rest[m.end():]
     return rest
