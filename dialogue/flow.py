@@ -245,11 +245,12 @@ def shape(rec: Recommendation) -> Message:
     copies = rec.replicas or 1
     per = max(rec.nodes // copies, 1)
     gpus = rec.gpus_per_node  # said: the research-lab trap may answer on a bigger node
-    unit = msg("dialogue.shape.node", gpus=gpus) if per == 1 else msg(
-        "dialogue.shape.cluster", nodes=per, gpus=gpus)
     if copies == 1:
-        return unit
-    return msg("dialogue.shape.copies", copies=copies, unit=unit, nodes=rec.nodes)
+        return msg("dialogue.shape.node", gpus=gpus) if per == 1 else msg(
+            "dialogue.shape.cluster", nodes=per, gpus=gpus)
+    # one message per unit: French elides its article ("copies d'un nœud")
+    return msg("dialogue.shape.copies_node" if per == 1 else "dialogue.shape.copies_cluster",
+               copies=copies, per=per, gpus=gpus, nodes=rec.nodes)
 
 
 def _as_seen(side: Message, rec: Recommendation, ttft: bool) -> Message:

@@ -44,8 +44,8 @@ _APIECE = (r"(?:each|apiece|chacun|chacune|par tete)\b"
            r"(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))")
 #: a bound's lead-in words ('in', 'under', 'moins de', 'max') and a duration in seconds,
 #: its unit maybe stuck to the number ('500ms', '2s')
-_WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|de|:|=|max|at most|au plus"
-           r"|less than|is|est|d'au plus|inferieure? a)\s*)*")
+_WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|moins d'|de|d'|:|=|max"
+           r"|at most|au plus|less than|is|est|d'au plus|inferieure? a)\s*)*")
 _SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
          r"\b")
 _TOK = r"(?:tokens?|toks?|jetons?)"
@@ -303,9 +303,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
     # token (streamed answers); assumed, so the reply says so and offers the change
     Recogniser(("ttft_s",), re.compile(
-        rf"\b(?:latency|latence|response time|temps de reponse|delai de reponse)\s*"
+        rf"\b(?:latency|latence|response time|temps de reponse|delai de reponse|responses?"
+        rf"|answers?|replies|reply|respond|reponses?|repondre|repond)\s*"
         rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
-        cues=("laten", "respon", "repons")),
+        cues=("laten", "respon", "repons", "repond", "answer", "repl")),
     Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),
                _per_second,
         cues=("rps", "qps", "/s")),

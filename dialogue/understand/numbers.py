@@ -78,8 +78,9 @@ _ARTICLES = frozenset({"a", "un", "une", "and", "et"})
 #: 'in a week', 'en une semaine', 'within an hour': an article after a word of time and
 #: before a unit of time is one of it (elsewhere 'a day' may be a rate: '10k a day').
 _ONE_SPAN = re.compile(
-    r"\b(?P<lead>in|within|under|over|en|sous|dans|pour|d'ici|by)\s+(?:a|an|un|une)\s+"
-    r"(?=(?:hours?|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
+    r"\b(?P<lead>in|within|under|over|than|en|sous|dans|pour|d'ici|by|d')\s*(?<=\s|')"
+    r"(?:a|an|un|une)\s+(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|secondes?"
+    r"|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
 
 
 #: 'une cinquantaine', 'a dozen': about that many (folded text)

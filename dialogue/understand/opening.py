@@ -165,7 +165,8 @@ _NOISE = re.compile(
     r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
     r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
     r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
-    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum)(?:\b|(?<='))"
+    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin)"
+    r"(?:\b|(?<='))"
 )
 
 
@@ -340,6 +341,8 @@ def _workload(rest: str, found: Found) -> str:
         else:
             found.answers["workload"] = work[0]
         rest = rest[: work[1][0]] + " | " + rest[work[1][1]:]
+        # the same workload said twice ('servir ... en inférence'): one answer, both read
+        rest = names.WORKLOAD_RE[work[0]].sub(" | ", rest)
         if work[0] in names.FINETUNES:  # 'fine-tune it with LoRA': the words agree
             rest = names.WORKLOAD_RE["finetune"].sub(" | ", rest)
         if work[0] in (*names.FINETUNES, "pretrain"):  # 'train it from scratch', 'train a LoRA'

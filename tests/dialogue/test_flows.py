@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.wording import catalog
 from dialogue import Dialogue, Duplicate, MemoryStore, NotFinished, NotOwner, Reply
 from tests.dialogue.helpers import answer, click, notice_ids, run
 
@@ -109,8 +110,11 @@ def test_int4_and_interconnect_are_asked_only_when_they_matter() -> None:
     assert trade.kind == "tradeoff" and trade.text.id == "dialogue.notice.int4_tradeoff"
     assert trade.text.params["int4"].id == "dialogue.shape.node"  # type: ignore[union-attr]
     fp8 = trade.text.params["fp8"]
-    assert fp8.id == "dialogue.shape.copies"  # type: ignore[union-attr]
+    assert fp8.id == "dialogue.shape.copies_node"  # type: ignore[union-attr]
     assert (fp8.params["copies"], fp8.params["nodes"]) == (2, 2)  # type: ignore[union-attr]
+    # French elides the article: "2 copies d'un nœud", never "2 copies de un nœud"
+    said = catalog().render(fp8, "fr")  # type: ignore[arg-type]
+    assert "2 copies d'un nœud de 8 GPU" in said and " de un " not in said
     r = d.handle("k", "no")  # FP8 replicas behind a load balancer: no link to ask about
     assert r.recommendation is not None and r.recommendation.verdict == "replicas"
     assert r.request["int4"] is False and r.sources["interconnect"] == "default"
