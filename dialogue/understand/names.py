@@ -38,9 +38,11 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
     "lora": r"lora|peft|adapters?|adaptateurs?",
     "pretrain": r"pre-?train(?:ing|ed)?|(?:train(?:ing)?|build(?:ing)?) (?:it |a model |one )?"
                 r"from scratch|from scratch|pre-?entrain\w*|(?:depuis|a partir de) (?:zero|rien)",
-    "full-finetune": r"full[- ]?(?:fine[- ]?tun\w*|finetun\w*|ft|sft|train(?:ing)?|parameter"
-                     r"(?: fine[- ]?tun\w*)?)|full-finetune|(?:all|every) (?:the )?weights?"
-                     r"|tous les poids|(?:fine[- ]?tun\w*|affinage|entrainement|ajustement)"
+    "full-finetune": r"full[- ]?(?:fine[- ]?tun\w*|finetun\w*|ft|sft|train(?:ing)?|parameters?"
+                     r"(?: fine[- ]?tun\w*)?)|full-finetune|(?:all|every) (?:the |its |of the )?"
+                     r"(?:weights?|parameters?)|(?:tous|l'ensemble des|l'ensemble de ses)"
+                     r" (?:les |ses )?(?:poids|parametres)"
+                     r"|(?:fine[- ]?tun\w*|affinage|entrainement|ajustement)"
                      r" complet|complete fine[- ]?tun\w*|entrainement complet|affinage total",
     "finetune": r"fine[- ]?tun(?:e|ed|es|ing|er|ons|ez|ent)|finetun\w*|sft|affinage|affiner"
                 r"|ajustement fin"
