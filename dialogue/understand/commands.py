@@ -86,6 +86,13 @@ def read(text: str, aliases: Mapping[str, str]) -> Command | None:
             if len(said) == len(t):  # the value in the person's case ('H100'), same offsets
                 value = said[m.start("slot") + to.start("value"):]
             return Command("change", aliases[to["name"].strip()], raw=name, value=value)
+        # 'changer contexte 32k', 'change gpu h100': the answer's name, then its new value
+        named = max((a for a in aliases if name.startswith(a + " ")), key=len, default=None)
+        if named is not None:
+            value = name[len(named):].strip()
+            if len(said) == len(t):
+                value = said[m.start("slot") + len(named):].strip()
+            return Command("change", aliases[named], raw=named, value=value)
     return Command("change", aliases.get(name), raw=name)
 
 

@@ -260,6 +260,9 @@ def test_nvlink_for_the_interconnect_is_explained() -> None:
     ("changer le contexte à 32k", "change", "context", "32k"),
     ("modifier le gpu pour H100", "change", "gpu", "H100"),
     ("changer l'objectif", "change", "target_tokens_per_s", None),
+    ("changer contexte 32k", "change", "context", "32k"),
+    ("change GPU H100", "change", "gpu", "H100"),
+    ("change users 128", "change", "concurrency", "128"),
 ])
 def test_navigation(said: str, kind: str, slot: str | None, value: str | None) -> None:
     cmd = command(said)
