@@ -188,6 +188,9 @@ class _Formatter(string.Formatter):
             if len(items) <= 1:
                 return "".join(items)
             return ", ".join(items[:-1]) + _AND[self.lang] + items[-1]
+        if format_spec.startswith("a:"):  # English article before a figure: 'an 8T model'
+            said = self.format_field(value, format_spec[2:])
+            return f"{_article(said)} {said}" if self.lang == "en" else said
         plural = _PLURAL.match(format_spec)
         if plural is not None:
             n = float(value)
@@ -201,6 +204,14 @@ class _Formatter(string.Formatter):
         if isinstance(value, list):
             return self.format_field(value, "list")
         return str(super().format_field(value, format_spec))
+
+
+def _article(figure: str) -> str:
+    """'a' or 'an' before a figure as it is read aloud: an 8T, an 11B, an 18B, an 80B, a 70B,
+    a 110B (the leading group of digits decides: eight..., eleven, eighteen)."""
+    lead = re.match(r"\d+", figure)
+    group = lead.group(0) if lead is not None else ""
+    return "an" if group.startswith("8") or group in ("11", "18") else "a"
 
 
 @cache

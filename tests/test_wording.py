@@ -74,3 +74,17 @@ def test_messages_survive_json() -> None:
     m = msg("a.b", n=3, share=0.5, name="Llama", ok=True, nested=msg("c.d", x=1.5),
             items=[text("x")])
     assert Message.model_validate_json(m.model_dump_json()) == m
+
+
+@pytest.mark.parametrize(("params_b", "en", "fr"), [
+    (8000, "an 8T dense model", "un modèle dense de 8T"), (11, "an 11B dense model", None),
+    (18, "an 18B", None), (80, "an 80B", None), (70, "a 70B dense model", None),
+    (110, "a 110B", None), (180, "a 180B", None), (1.5, "a 1.5B", None),
+])
+def test_an_english_article_is_the_one_the_figure_is_read_with(
+        params_b: float, en: str, fr: str | None) -> None:
+    """'a 8T dense model' read wrong: the article before a figure follows how it is said."""
+    name = msg("model.synthetic", params=params_b * 1e9)
+    assert en in render(name, "en")
+    if fr is not None:
+        assert fr in render(name, "fr").replace("\u202f", "")

@@ -49,8 +49,9 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     kv = kv_cache_bytes(facts.model, request.kv_precision, request.context,
                         request.concurrency, gpn)
     per_gpu = facts.gpu_bytes - facts.reserve_bytes
-    gpus = math.ceil(max((w + kv) / per_gpu, w / (facts.gpu_bytes * pol.max_weights_share)))
-    nodes = math.ceil(gpus / gpn)
+    wanted = math.ceil(max((w + kv) / per_gpu, w / (facts.gpu_bytes * pol.max_weights_share)))
+    nodes = math.ceil(wanted / gpn)
+    gpus = nodes * gpn  # a pipeline of whole nodes (TP inside each): the GPUs quoted
     vram = nodes * facts.node_bytes
     pic = picture(vram=vram, weights=w, work=kv, work_kind="kv_cache",
                   reserve=facts.reserve_bytes * nodes * gpn, scope_nodes=nodes)
@@ -65,8 +66,9 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
         free_share=round(pic.per_copy.free_share, 4),
         gpus_needed=gpus,
     )
-    because = msg("evidence.frontier_serving", precision=terms.precision(prec),
-                  weights=w, kv=kv, gpus=gpus, nodes=nodes, max_nodes=pol.max_cluster_nodes)
+    because = msg("evidence.frontier_serving" if gpus == wanted else
+                  "evidence.frontier_serving_laid", precision=terms.precision(prec), weights=w,
+                  kv=kv, wanted=wanted, gpus=gpus, nodes=nodes, max_nodes=pol.max_cluster_nodes)
     deployment = Deployment(verdict="frontier", precision=prec,
                             layout=Layout.of(tp=gpn, pp=nodes, dp=1), nodes=nodes, replicas=None,
                             crosses_nodes=True, numbers=numbers)

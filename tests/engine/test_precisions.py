@@ -162,6 +162,21 @@ def test_a_frontier_answers_layout_fills_the_nodes_it_quotes(kw: dict[str, objec
     assert round(float(across.params["chosen"]), 3) == r.numbers.scaling_efficiency  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("gpu", ["l40s", "rtx-pro-6000-server", "b200"])
+def test_frontier_serving_quotes_the_gpus_of_its_pipeline(gpu: str) -> None:
+    """An 8T model on L40S needs 239 GPUs for its weights and cache; its pipeline of 30
+    whole nodes runs on 240, the count the card quotes beside 30 nodes (it said 239)."""
+    r = rec(params_b=8000, concurrency=64, gpu=gpu)
+    assert r.verdict == "frontier"
+    on = r.layout.tp * r.layout.pp * r.layout.dp
+    assert r.numbers.gpus_needed == on == r.nodes * r.gpus_per_node
+    five = r.questions[-1].because
+    if five.id == "evidence.frontier_serving_laid":
+        assert int(five.params["wanted"]) < on == five.params["gpus"]  # type: ignore[arg-type]
+    else:
+        assert five.params["gpus"] == on
+
+
 @pytest.mark.parametrize("workload", ["inference", "lora", "qlora", "full-finetune", "pretrain"])
 def test_every_answer_that_quotes_its_weights_quotes_their_share(workload: str) -> None:
     """The card writes 'Weights 812 GB (9.8% of VRAM)': a frontier training answer left the
