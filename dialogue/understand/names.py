@@ -314,14 +314,35 @@ def _gpu_word(w: str) -> bool:
 _ONE = frozenset({"single", "one", "seule", "seul", "unique"})
 
 
+@cache
+def _bare_gpu_keys() -> frozenset[str]:
+    """The GPU names that are a number alone ('4090', '5090'): a GPU only where the words
+    before it say hardware (:data:`_HARDWARE_BEFORE`), a count everywhere else."""
+    return frozenset(normalize(k) for g in catalog().gpus.values() for k in g.aliases
+                     if normalize(k).isdigit())
+
+
+#: Words before a bare number that make it a GPU's name ('on a 4090', 'sur une 5090', '2x
+#: 4090', 'a single 4090').
+_HARDWARE_BEFORE = frozenset({"a", "an", "one", "single", "un", "une", "seul", "seule", "on",
+                              "sur", "our", "nos", "notre", "with", "avec"})
+
+
+def _bare_gpu(ws: list[str], i: int) -> bool:
+    w = ws[i].rstrip("s")
+    before = ws[i - 1] if i > 0 else ""
+    return w in _bare_gpu_keys() and (before in _HARDWARE_BEFORE
+                                      or re.fullmatch(r"\d+x", before) is not None)
+
+
 def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
-    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S') out of it, with
-    the count per node before it: exact catalog names only, and not a refused one ('not on
-    H100s')."""
+    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
+    of it, with the count per node before it: exact catalog names only, and not a refused one
+    ('not on H100s')."""
     ws = rest.split(" ")
     # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
     # and a window of counts alone ('4 8') names no GPU
-    named = [_gpu_word(w) for w in ws]
+    named = [_gpu_word(w) or _bare_gpu(ws, i) for i, w in enumerate(ws)]
     near = [n or (w[:-1].isdigit() and w != "|") for w, n in zip(ws, named, strict=True)]
     for size in (4, 3, 2, 1):
         for i in range(len(ws) - size + 1):
@@ -329,7 +350,8 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
                 continue
             window = " ".join(ws[i : i + size])
             for cand in gpu_candidates(window):
-                if normalize(cand) not in _gpu_keys():
+                if normalize(cand) not in _gpu_keys() and not (
+                        size == 1 and _bare_gpu(ws, i) and normalize(cand) in _bare_gpu_keys()):
                     continue
                 start = len(" ".join(ws[:i])) + 1
                 if negated(rest, start):
