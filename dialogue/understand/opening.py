@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import custom, load, models, names, numbers
+from dialogue.understand import custom, dates, load, models, names, numbers
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
@@ -324,7 +324,7 @@ def _by_date(rest: str, ctx: Context, found: Found) -> str:
             r.message.id.startswith("dialogue.error.batch") for r in found.refusals):
         return rest  # a batch job's date, refused with its job
     m = load.BATCH_WHEN.search(rest)
-    days = load.days_until(m["when"], ctx.today) if m is not None and m["when"] else None
+    days = dates.days_until(m["when"], ctx.today) if m is not None and m["when"] else None
     if m is None or days is None:
         return rest
     found.answers["deadline_days"] = days

@@ -1,0 +1,88 @@
+"""Dates as people say them: a weekday, 'tomorrow', 'next week', the end of the week or
+month, a date by its month ('31 mars', 'March 15', 'end of January', 'mid-March') or an ISO
+date, as whole days from today.
+
+Why a module of its own: a deadline is read from the opening (engine-free folded text) and
+at the deadline question alike, and the days depend on today, which the service passes in:
+the patterns and the arithmetic are pure and kept together.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+__all__ = ["WHEN", "days_until"]
+
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
+             "saturday": 5, "sunday": 6, "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3,
+             "vendredi": 4, "samedi": 5, "dimanche": 6}
+#: Months by name (folded), English and French, with the abbreviations no other word
+#: shares ('mar', 'jun' are left out); a month is read only inside a date ('May 5').
+_MONTHS = {"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "april": 4, "apr": 4,
+           "may": 5, "june": 6, "july": 7, "august": 8, "aug": 8, "september": 9, "sept": 9,
+           "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+           "janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6,
+           "juillet": 7, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11,
+           "decembre": 12}
+_MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
+#: A date by its month: '31 mars', '1er avril', 'the 15th of March', 'March 15, 2027', 'end of
+#: January', 'fin janvier', 'mid-March'.
+_DATE = (rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH}(?:\s+\d{{4}})?"
+         rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:\s+\d{{4}})?"
+         rf"|(?:the\s+)?end\s+of\s+{_MONTH}(?:\s+\d{{4}})?|fin\s+(?:de\s+|d')?{_MONTH}(?:\s+\d{{4}})?"
+         rf"|(?:mid|mi)[- ]?{_MONTH}(?:\s+\d{{4}})?")
+WHEN = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi"
+        r"|jeudi|vendredi|samedi|dimanche|tomorrow|demain|tonight|ce soir|next week"
+        rf"|la semaine prochaine|{_DATE}|end of (?:the )?(?:week|month)|fin (?:de )?(?:la )?semaine"
+        r"|fin (?:du )?mois|\d{4}-\d{2}-\d{2})")
+
+def days_until(when: str, today: date | None) -> float | None:
+    """Whole days from today to a weekday ('friday', 'vendredi'), 'tomorrow', 'next week',
+    the end of the week or month, or an ISO date; None without a today or in the past."""
+    if today is None:
+        return None
+    w = when.strip()
+    if w in _WEEKDAYS:
+        return float((_WEEKDAYS[w] - today.weekday()) % 7 or 7)
+    if w in ("tomorrow", "demain", "tonight", "ce soir"):
+        return 1.0
+    if w in ("next week", "la semaine prochaine"):
+        return 7.0
+    if "week" in w or "semaine" in w:
+        return float((4 - today.weekday()) % 7 or 7)
+    if "month" in w or "mois" in w:
+        first = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
+        return float(max(1, (first - today).days - 1))
+    target = _month_date(w, today)
+    if target is None:
+        try:
+            target = date.fromisoformat(w)
+        except ValueError:
+            return None
+    days = (target - today).days
+    return float(days) if days > 0 else None
+
+
+def _month_date(when: str, today: date) -> date | None:
+    """A date said by its month ('31 mars', 'March 15', 'end of January', 'mid-March'), in
+    the year given, else its next one after today."""
+    month = next((n for name, n in _MONTHS.items()
+                  if re.search(rf"\b{name}\b", when)), None)
+    if month is None:
+        return None
+    year = re.search(r"\b(\d{4})\b", when)
+    day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th|er)?\b", when.replace(year[0], "")
+                    if year else when)
+    def on(y: int) -> date | None:
+        last = (date(y, month, 28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        if "end" in when or "fin" in when:
+            return last
+        if when.startswith(("mid", "mi")):
+            return date(y, month, 15)
+        d = int(day[1]) if day else 0
+        return date(y, month, d) if 1 <= d <= last.day else None
+    if year:
+        return on(int(year[1]))
+    this = on(today.year)
+    return this if this is not None and this > today else on(today.year + 1)
