@@ -22,8 +22,8 @@ sweep is run ``PASSES`` times and each request's median is taken; the median, th
 percentile and the slowest of those medians are printed with the slowest request, and the
 first pass's figures beside them (what a single pass shows).
 
-The load average of the machine is printed at the start and the end: on a shared machine
-the figures move with it.
+The load average of the machine is printed at the start and the end, and a reference loop's
+time at the start: on a shared machine the figures move with them.
 
 Run: ``.venv/bin/python bench/engine.py`` (or ``make bench``). Prints numbers; asserts nothing.
 """
@@ -34,6 +34,7 @@ import os
 import statistics
 import sys
 import time
+import timeit
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,6 +54,15 @@ PASSES = 5
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def reference() -> str:
+    """The machine's speed on a fixed pure-Python loop (``sum`` of 1,000 ints, best of 5):
+    figures from two machines, or from one machine in two phases (a shared VM's speed moves
+    several-fold), compare in proportion to it."""
+    xs = list(range(1000))
+    best = min(timeit.repeat(lambda: sum(xs), number=20_000, repeat=5)) / 20_000
+    return f"reference: sum of 1,000 ints in {best * 1e6:.2f} us (best of 5)"
 
 
 def median_us(fn: Callable[[], object], n: int, before: Callable[[], object] = lambda: None
@@ -97,6 +107,7 @@ def summary(times: dict[str, float]) -> str:
 def main() -> None:
     cat = catalog()
     print(load())
+    print(reference())
     t = time.perf_counter()
     warm()
     print(f"warm(): {(time.perf_counter() - t) * 1e3:.0f} ms (once per process)")
