@@ -162,7 +162,8 @@ def _whole(value: float | None, lo: float, hi: float) -> int | None:
 CONCURRENCY_MAX = 100_000
 USERS = (r"(?:(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?|sessions?"
          r"|streams?|conversations?|chats?|clients?|utilisateurs?|requetes?|personnes?)?"
-         r"\s*(?:at once|in parallel|concurrently|at peak|at the same time|simultanes?|"
+         r"\s*(?:at once|in parallel|concurrently|simultaneously|simultanement|at peak"
+         r"|at the same time|simultanes?|"
          r"simultanees?|en parallele|a la fois|en meme temps|concurrents?|concurrentes?"
          r"|actifs?|en pointe)?|concurrent|in parallel|at once|parallel|en parallele)")
 

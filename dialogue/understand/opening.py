@@ -65,8 +65,10 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser(("concurrency",), _rx(
         rf"(?P<v>{_N}\s*(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?"
         r"|sessions?|streams?|concurrent|clients?|utilisateurs?|requetes?|conversations?"
-        r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|en parallele|a la fois|en meme temps"
-        r"|at once|concurrently|in parallel|at the same time|at peak|actifs?))?)"),
+        r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|concurrent(?:e|es|s)?|paralleles?"
+        r"|en parallele|a la fois|en meme temps"
+        r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
+        r"|at peak|actifs?)\b)?)"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
@@ -165,7 +167,8 @@ _NOISE = re.compile(
     r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
     r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
     r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
-    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin)"
+    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
+    r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles)"
     r"(?:\b|(?<='))"
 )
 
@@ -185,6 +188,10 @@ class Found:
     refusals: list[ParseError] = field(default_factory=list)
     #: the keys whose answer was refused, with the refusal
     refused: dict[str, ParseError] = field(default_factory=dict)
+
+
+#: Punctuation standing alone, or ending or starting a word: not part of what was said.
+_PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
@@ -218,7 +225,9 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
         if found.fetch is not None:  # the Hub id as typed: repository names keep their case
             typed = re.search(re.escape(found.fetch), said, re.I)
             found.fetch = typed.group(0) if typed is not None else found.fetch
-    found.leftovers = unused + [c.strip() for c in rest.split("|") if c.strip()]
+    # a sentence's full stop or a stray dash is no word left unused ('8k context.' left '.')
+    found.leftovers = unused + [c for c in (_PUNCT.sub(" ", c).strip() for c in rest.split("|"))
+                                if c]
     if find_model:
         found.leftovers = [" ".join(w for w in c.split() if not _NOISE.fullmatch(w)
                                     and not CORRECTION.fullmatch(" " + w))

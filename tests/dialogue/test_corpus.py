@@ -23,6 +23,7 @@ from bot import console, jsonface
 from bot.wording import say
 from dialogue import Dialogue, MemoryStore, Reply
 from dialogue.slots import expects_number
+from dialogue.understand.numbers import digits_in
 from dialogue.understand.text import fold
 from engine.catalog import catalog, model_keys, normalize
 
@@ -83,6 +84,19 @@ def assert_elided(reply: Reply) -> None:
             assert not _NOT_ELIDED.search(said), said
 
 
+def assert_whole_words(reply: Reply, line: str) -> None:
+    """What a reply says it did not use are words the person typed, whole: never the tail
+    of a word a pattern read only in part ('64 requêtes simultanées' left 'es')."""
+    folded = fold(line)
+    typed = {w.strip(".,;:!?") for t in (folded, digits_in(folded))
+             for w in re.split(r"[\s,;!?()]+", t)}
+    for n in reply.notices:
+        if n.text.id == "dialogue.notice.ignored":
+            for chunk in n.text.params["words"]:  # type: ignore[union-attr]
+                for w in str(chunk).split():
+                    assert w.strip(".,;:!?") in typed, (w, line)
+
+
 def assert_safe(reply: Reply, typed: list[str]) -> None:
     """A card sizes only what the person gave or confirmed; anything else is a question. And
     'said' is true: a catalog model said has one of its names in what was typed, a workload
@@ -116,7 +130,9 @@ def assert_safe(reply: Reply, typed: list[str]) -> None:
 _SAID_WORKLOAD = {
     "lora": ("lora", "peft", "adapter", "adaptateur"),
     "qlora": ("qlora", "q-lora"),
-    "full-finetune": ("full", "complet", "weights", "poids"),
+    "full-finetune": ("full", "complet", "weights", "poids", "all parameters",
+                      "all the parameters", "all its parameters", "tous les parametres",
+                      "tous ses parametres", "ensemble des parametres"),
     "pretrain": ("pretrain", "pre-train", "scratch", "pre-entrain", "zero"),
 }
 
@@ -145,6 +161,7 @@ def test_an_utterance_means_what_the_corpus_says(case: dict[str, Any]) -> None:
     for i, r in enumerate(replies):
         assert_safe(r, typed[: i + 1])
         assert_elided(r)
+        assert_whole_words(r, typed[i])
     r, e = replies[-1], case["expect"]
     view = jsonface.view(r)
     if "asking" in e:
