@@ -110,11 +110,24 @@ def _per_second(m: re.Match[str], ctx: Context) -> Reading | None:
     return {"requests_per_s": round(rps, 6)} if 0 < rps <= 1e6 else None
 
 
+def _tokens(text: str) -> int | None:
+    """A length in tokens ('1k', '300'): a whole number from 1 to 10M, else None."""
+    v = number(text, Kind.CONTEXT)
+    return int(v) if v is not None and v == int(v) and 1 <= v <= 10_000_000 else None
+
+
 def _length(key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = number(_group(m, "n") or _group(m, "m") or _group(m, "k"), Kind.CONTEXT)
-        return {key: int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000_000 else None
+        v = _tokens(_group(m, "n") or _group(m, "m") or _group(m, "k"))
+        return {key: v} if v is not None else None
     return read
+
+
+def _in_out(m: re.Match[str], ctx: Context) -> Reading | None:
+    """'1k in / 300 out': the prompt and the answer lengths together."""
+    prompt, answer = _tokens(_group(m, "n")), _tokens(_group(m, "m"))
+    return {"prompt_tokens": prompt, "output_tokens": answer} \
+        if prompt is not None and answer is not None else None
 
 
 def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -287,6 +300,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?)\b"),
         _per_second,
         cues=("req", "quer", "call", "question", "appel", "demande")),
+    # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
+    Recogniser(("prompt_tokens", "output_tokens"), re.compile(
+        rf"{N}\s*{_TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{_TOK}?\s+out\b"), _in_out,
+        cues=(" in ",)),
     Recogniser(("prompt_tokens",), re.compile(
         rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
         rf"|input tokens)|{N3}\s*{_TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"

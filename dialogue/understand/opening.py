@@ -149,6 +149,7 @@ _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 RECOGNISERS: tuple[Recogniser, ...] = (
     _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
     *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
+                                                ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
     _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
