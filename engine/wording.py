@@ -188,9 +188,12 @@ class _Formatter(string.Formatter):
             if len(items) <= 1:
                 return "".join(items)
             return ", ".join(items[:-1]) + _AND[self.lang] + items[-1]
-        if format_spec.startswith("a:"):  # English article before a figure: 'an 8T model'
+        if format_spec[:2] in ("a:", "A:"):  # English article before a figure: 'an 8T model'
             said = self.format_field(value, format_spec[2:])
-            return f"{_article(said)} {said}" if self.lang == "en" else said
+            if self.lang != "en":
+                return said
+            article = _article(said)
+            return f"{article.capitalize() if format_spec[0] == 'A' else article} {said}"
         plural = _PLURAL.match(format_spec)
         if plural is not None:
             n = float(value)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.wording import say
 from engine.wording import Catalog, Message, WordingError, msg, render, text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +89,9 @@ def test_an_english_article_is_the_one_the_figure_is_read_with(
     assert en in render(name, "en")
     if fr is not None:
         assert fr in render(name, "fr").replace("\u202f", "")
+
+
+def test_an_article_opening_a_sentence_is_capitalised() -> None:
+    assert render(msg("headline.multi_node", nodes=2, hardware="8x H100", link="IB",
+                      model="Llama", workload="inference"), "en").startswith("A 2-node cluster")
+    assert say(msg("dialogue.choice.dense", params=80e9)) == "An 80B-parameter dense model"
