@@ -95,3 +95,9 @@ def test_an_article_opening_a_sentence_is_capitalised() -> None:
     assert render(msg("headline.multi_node", nodes=2, hardware="8x H100", link="IB",
                       model="Llama", workload="inference"), "en").startswith("A 2-node cluster")
     assert say(msg("dialogue.choice.dense", params=80e9)) == "An 80B-parameter dense model"
+
+
+def test_one_copy_is_singular_in_the_math() -> None:
+    line = msg("math.throughput", batch=1, osl=1024, copies=1, tokens_per_s=29.7,
+               requests_per_s=0.029)
+    assert "x 1 copy =" in render(line, "en") and "x 1 copie =" in render(line, "fr")
