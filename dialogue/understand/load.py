@@ -23,7 +23,8 @@ from datetime import date
 from dialogue.assumptions import assumptions
 from dialogue.errors import ParseError
 from dialogue.understand.dates import WHEN, days_until
-from dialogue.understand.numbers import CONCURRENCY_MAX
+from dialogue.understand.numbers import CONCURRENCY_MAX, GPUS_PER_NODE_MAX
+from dialogue.understand.text import shown
 from engine.catalog import catalog
 from engine.units import NUMBER, SCALE, Kind, Lang, quantity
 from engine.wording import msg
@@ -174,7 +175,12 @@ def at_once(headcount: int, share: float | None = None) -> int:
 
 def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
     v = number(_group(m, "n"))
-    return {"gpus_per_node": int(v)} if v is not None and v == int(v) and 1 <= v <= 16 else None
+    if v is None or v != int(v):
+        return None
+    if not 1 <= v <= GPUS_PER_NODE_MAX:  # '17 GPUs per node': said why, not left unused
+        raise ParseError(msg("dialogue.error.gpus_per_node", hi=GPUS_PER_NODE_MAX,
+                             text=shown(m.group(0).strip())))
+    return {"gpus_per_node": int(v)}
 
 
 def _nodes_owned(m: re.Match[str], ctx: Context) -> Reading | None:

@@ -20,6 +20,7 @@ from dialogue.conversation import Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand.load import AnswerValue
 from dialogue.understand.negation import negated
+from dialogue.understand.numbers import GPUS_PER_NODE_MAX
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import UnknownEntry, catalog, normalize
 from engine.request import AskedPrecision, Workload
@@ -184,7 +185,6 @@ def weights_format_at(folded: str, start: int, end: int) -> bool:
 
 _GPU_COUNT = re.compile(r"^(?:(?P<n>\d+)\s*(?:x|×)\s*|(?P<m>\d+)\s+)")
 _GPU_SIZE = re.compile(r"\s*\(\s*\d+(?:[.,]\d+)?\s*(?:gb|go)\s*\)\s*$", re.I)
-GPUS_PER_NODE_MAX = 16  # the engine's bound (SizingRequest.gpus_per_node)
 
 
 @lru_cache(maxsize=4096)

@@ -160,6 +160,7 @@ def _whole(value: float | None, lo: float, hi: float) -> int | None:
 # -- concurrency -----------------------------------------------------------------------------
 
 CONCURRENCY_MAX = 100_000
+GPUS_PER_NODE_MAX = 16  # the engine's bound (SizingRequest.gpus_per_node)
 USERS = (r"(?:(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?|sessions?"
          r"|streams?|conversations?|chats?|clients?|utilisateurs?|requetes?|personnes?)?"
          r"\s*(?:at once|in parallel|concurrently|simultaneously|simultanement|at peak"
