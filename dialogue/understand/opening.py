@@ -265,37 +265,44 @@ def _minus(rest: str, found: Found) -> str:
 
 
 def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
-    """Run one recogniser: the first value, or the last when the person corrected
-    themselves between them; a refused one is skipped; every span it read is taken out."""
+    """Run one recogniser: the first value that reads, or the last when the person corrected
+    themselves between them; a refused one is said only when no other reads ('llama 2 70b
+    chat for 20 users': '70b chat' is no count, '20 users' is, and the model keeps its name);
+    every span it read is taken out."""
     hits = [m for m in rec.rx.finditer(rest) if not (rec.keys != ("int4",)
                                                       and negated(rest, m.start()))]
     if not hits:
         return rest
-    chosen = hits[0]
-    if len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start()):
-        chosen = hits[-1]
-    joined = [chosen]
-    if rec.adds is not None and chosen is hits[0]:  # '2000 nurses and 300 doctors'
-        for h in hits[1:]:
-            if not load.JOINED.fullmatch(rest, joined[-1].end(), h.start()):
-                break
-            joined.append(h)
-    try:
-        reading = rec.read(chosen, ctx) if len(joined) == 1 or rec.adds is None \
-            else rec.adds(joined, ctx)
-    except ParseError as refused:  # its kind of answer, out of range: said, and taken out
-        found.refusals.append(refused)
-        found.refused.update(dict.fromkeys(rec.keys, refused))
-        return rest[: chosen.start()] + " | " + rest[chosen.end():]
-    if reading is None:
-        return rest
+    corrected = len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start())
+    refusal: tuple[ParseError, re.Match[str]] | None = None
+    for chosen in [hits[-1]] if corrected else hits:
+        joined = [chosen]
+        if rec.adds is not None and not corrected:  # '2000 nurses and 300 doctors'
+            for h in hits[hits.index(chosen) + 1:]:
+                if not load.JOINED.fullmatch(rest, joined[-1].end(), h.start()):
+                    break
+                joined.append(h)
+        try:
+            reading = rec.read(chosen, ctx) if len(joined) == 1 or rec.adds is None \
+                else rec.adds(joined, ctx)
+        except ParseError as exc:  # its kind of answer, out of range
+            refusal = refusal or (exc, chosen)
+            continue
+        if reading is not None:
+            break
+    else:  # nothing read: the first refusal is said, and its span taken out
+        if refusal is None:
+            return rest
+        said, at = refusal
+        found.refusals.append(said)
+        found.refused.update(dict.fromkeys(rec.keys, said))
+        return rest[: at.start()] + " | " + rest[at.end():]
     for key, value in reading.items():
         if key not in found.answers:
             found.answers[key] = value
             if key in rec.assumed:
                 found.inferred.add(key)
-    spans = hits if chosen is not hits[0] else joined
-    for m in sorted(spans, key=lambda h: -h.start()):
+    for m in sorted(hits if corrected else joined, key=lambda h: -h.start()):
         rest = rest[: m.start()] + " | " + rest[m.end():]
     return rest
 
