@@ -132,11 +132,16 @@ def _in_out(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(_group(m, "n") or _group(m, "m"))
-    return _headcount_of(int(v)) if v is not None and v == int(v) else None
+    return _headcounts([m], ctx)
 
 
-def _headcount_of(people: int) -> Reading | None:
+def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
+    """People in total, of one headcount or of several joined by 'and' ('2000 nurses and
+    300 doctors'), with the share of them assumed at once."""
+    values = [number(_group(m, "n") or _group(m, "m")) for m in ms]
+    if any(v is None or v != int(v) for v in values):
+        return None
+    people = int(sum(v or 0.0 for v in values))
     if not 2 <= people <= 10_000_000:
         return None
     n = at_once(people)
@@ -150,15 +155,6 @@ def _headcount_of(people: int) -> Reading | None:
 #: (the opening has turned commas into spaces); 'of which 50 devs' is a part, not more.
 JOINED = re.compile(r"\s*(?:(?:\+|&|and|et|plus|as well as|ainsi que)\s+)?"
                     r"(?:(?:our|the|nos|les|des)\s+)?")
-
-
-def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
-    """Headcounts joined by 'and': the people in total ('2000 nurses and 300 doctors')."""
-    values = [number(_group(m, "n") or _group(m, "m")) for m in ms]
-    if any(v is None or v != int(v) for v in values):
-        return None
-    total = int(sum(v for v in values if v is not None))
-    return _headcount_of(total)
 
 
 def many_users(m: re.Match[str], ctx: Context) -> Reading | None:

@@ -351,8 +351,8 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
                 continue
             window = " ".join(ws[i : i + size])
             for cand in gpu_candidates(window):
-                if normalize(cand) not in _gpu_keys() and not (
-                        size == 1 and _bare_gpu(ws, i) and normalize(cand) in _bare_gpu_keys()):
+                bare = size == 1 and not _gpu_word(ws[i])  # named[i] by _bare_gpu alone
+                if normalize(cand) not in (_bare_gpu_keys() if bare else _gpu_keys()):
                     continue
                 start = len(" ".join(ws[:i])) + 1
                 if negated(rest, start):
