@@ -1,7 +1,9 @@
 """Engine speed: median time of one ``recommend`` in-process, and of a sweep of the catalog.
 
-Three figures per request, after ``engine.decision.warm()`` (what a server does at start-up:
-every GPU's kernel curves and every link's collective curves built once):
+Three figures per request, after what a server's worker does at start-up
+(``bot/ops/warmup.py``): ``engine.decision.warm()`` builds every GPU's kernel curves and
+every link's collective curves once, then ``gc.freeze()`` keeps what was loaded out of every
+later garbage collection:
 
 - "cold": ``clear_cache(physics=True)`` first, so the answer, the plan searches and the step
   models are all computed again (only the loaded catalog and calibration remain, with the
@@ -30,6 +32,7 @@ Run: ``.venv/bin/python bench/engine.py`` (or ``make bench``). Prints numbers; a
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import sys
@@ -90,7 +93,7 @@ def sweep(alternatives: bool) -> dict[str, float]:
     for m in cat.models:
         for w in WORKLOADS:
             r = SizingRequest(model=m, workload=w)
-            clear_cache(physics=True)
+            cold()
             t = time.perf_counter()
             recommend(r, alternatives=alternatives)
             times[f"{m} {w}"] = time.perf_counter() - t
@@ -111,6 +114,7 @@ def main() -> None:
     t = time.perf_counter()
     warm()
     print(f"warm(): {(time.perf_counter() - t) * 1e3:.0f} ms (once per process)")
+    gc.freeze()
     default = SizingRequest(model="llama-3.1-70b")
     recommend(default)  # the imports
     print(f"python {sys.version.split()[0]}, {len(cat.models)} models, {len(cat.gpus)} GPUs")

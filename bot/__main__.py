@@ -73,7 +73,7 @@ def run_socket_mode(settings: Settings) -> int:
     from slack_bolt.error import BoltError
     from slack_sdk.errors import SlackApiError
 
-    from bot.ops import logs
+    from bot.ops import logs, warmup
     from bot.slack.app import create_app, make_consumer
 
     assert settings.slack_app_token is not None
@@ -90,6 +90,9 @@ def run_socket_mode(settings: Settings) -> int:
         print(f"gpu-sizing-bot: cannot reach Slack at SLACK_API_URL ({logs.redact(str(exc))})",
               file=sys.stderr)
         return 1
+    # what a first turn would load, before Slack can send one (as the HTTP workers do)
+    log.info("worker warm", extra={"json_fields": {
+        "event": "warm", "steps": warmup.run(warmup.default_steps())}})
     handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
     try:
         handler.connect()  # type: ignore[no-untyped-call]

@@ -18,6 +18,7 @@ from engine.decision import memo
 from engine.decision.alternatives import alternatives as other_options
 from engine.decision.facts import build_facts
 from engine.decision.models import max_context
+from engine.decision.picture import inference_picture
 from engine.decision.trap import decided
 from engine.physics.inference import clear_steps
 from engine.physics.kernels import kernels
@@ -81,10 +82,12 @@ def warm(cat: Catalog | None = None) -> None:
 
 def clear_cache(*, physics: bool = False) -> None:
     """Forget the memoized answers (benchmarks measure the computed path with it); with
-    ``physics``, also the plan searches, step models and step times kept across requests
-    (engine/decision/memo.py, engine/physics/inference.py: the cold path, where only the
-    loaded catalog and calibration remain)."""
+    ``physics``, also the plan searches, step models, step times and memory pictures kept
+    across requests (engine/decision/memo.py, engine/physics/inference.py,
+    engine/decision/picture.py: the cold path, where only the loaded catalog and calibration
+    remain)."""
     _recommend_packaged.cache_clear()
     if physics:
         clear_steps()
         memo.clear()
+        inference_picture.cache_clear()

@@ -139,6 +139,10 @@ def test_a_whole_sizing_over_socket_mode_survives_a_refresh(
         raise AssertionError(f"the bot did not connect:\n{bot.output()}") from None
     (opened,) = fake.wait_for("apps.connections.open", 1)
     assert opened.headers["authorization"] == f"Bearer {sock.app_token}"
+    # what a first turn loads was loaded before the connection opened (as an HTTP worker does)
+    (warm,) = [json.loads(x) for x in bot.output().splitlines() if '"event": "warm"' in x]
+    assert list(warm["steps"]) == ["catalogs", "sizing", "engine", "charts", "freeze"]
+    assert all(step["ok"] for step in warm["steps"].values()), warm
     assert first.path.startswith("/link/?ticket=")
     first.ping(b"are-you-there")  # Slack pings; the client must pong the same payload
     sock.wait_pong(first, b"are-you-there")

@@ -95,7 +95,8 @@ def test_probes_answer_on_every_worker_warm(stack: Stack) -> None:
         assert status == 200 and (ready["status"], ready["reason"]) == ("ready", "ok")
         # Cold start (issue 13, item 13): everything a first turn loads was loaded before the
         # worker accepted its first connection.
-        assert set(ready["warm"]) == {"slack_app", "catalogs", "sizing", "charts"}
+        assert set(ready["warm"]) == {"slack_app", "catalogs", "sizing", "engine", "charts",
+                                      "freeze"}
         assert all(step["ok"] for step in ready["warm"].values()), ready["warm"]
         assert ready["redis"]["up"] is True
         assert conn.request("GET", "/metrics")[0] == 404, "metrics are not public"
