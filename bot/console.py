@@ -27,7 +27,7 @@ from dialogue import Dialogue, DialogueError, MemoryStore, RedisStore, Reply, St
 from dialogue.hub import Hub, HubClient
 from dialogue.slots import expects_number
 from engine.catalog import catalog
-from engine.result import VERDICT_IDS, Recommendation, Segments
+from engine.result import Recommendation, Segments, verdict_name
 from engine.units import Lang
 from engine.wording import Message, msg, text
 
@@ -73,9 +73,9 @@ def card(reply: Reply) -> list[str]:
     if rec is None:
         return [say(reply.text, lang)]
     rule = "=" * (WIDTH + 12)
-    lines = [rule, say(msg("console.card.verdict", verdict=msg(VERDICT_IDS[rec.verdict]),
-                           step=rec.step), lang).upper(), say(rec.headline, lang), rule,
-             say(msg("console.card.answers"), lang)]
+    name = verdict_name(rec.verdict, rec.gpus_per_node)
+    lines = [rule, say(msg("console.card.verdict", verdict=name, step=rec.step), lang).upper(),
+             say(rec.headline, lang), rule, say(msg("console.card.answers"), lang)]
     for a in reply.answers:
         row = say(a.shown, lang) + ("" if a.source == "said"
                                     else " " + say(msg(f"console.source.{a.source}"), lang))

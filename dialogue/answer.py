@@ -70,6 +70,7 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
         conv.put(k, v, "assumed" if k in inferred else
                  "confirmed" if same and source == "said" else source)
     conv.proposals.pop(slot, None)
+    conv.answered(s.keys)
 
 
 def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
@@ -79,6 +80,8 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
         if key in found.answers:
             conv.put(key, found.answers[key], "assumed" if key in found.inferred else "said")
             conv.proposals.pop(KEYS[key].slot, None)
+            conv.answered(SLOTS[KEYS[key].slot].keys)
+    conv.refused(found.refused)  # after: 'H100, 17 GPUs per node' asks the GPUs again
     for slot, unsure in found.unsure.items():
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
             conv.proposals[slot] = Proposal(text=unsure.message, options=unsure.options)
@@ -319,6 +322,8 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
                if KEYS[k].slot not in (conv.state, "model", "workload")}
     for refused in said_no.values():  # '64 users, 0.5 tok/s': the speed refused, and said
         out.notices.append(Notice(kind="warning", text=refused.message))
+    conv.refused(k for k in found.refused if KEYS[k].slot not in (conv.state, "model",
+                                                                  "workload"))
     for k, v in other.items():
         if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown:
             out.notices.append(Notice(kind="info", text=msg(

@@ -21,6 +21,8 @@ Schema (version 3)::
                  'gpus_per_node', 'nodes_owned' (the servers they said they have: compared
                  with the answer, never sized)
     sources      key -> where its answer came from: said / assumed / default / confirmed
+    reask        answer keys refused where they were said ('17 GPUs per node'): their
+                 question is asked before the card, never left to its default
     proposals    slot -> what the bot proposes there and waits for a click on (the
                  candidates for a model name, the kind of fine-tune, "did you mean context
                  32k?"): the options and the answers each one sets, marked 'confirmed'
@@ -32,6 +34,7 @@ Schema (version 3)::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -82,6 +85,7 @@ class Conversation(BaseModel):
     answers: dict[str, AnswerValue] = Field(default_factory=dict)
     sources: dict[str, Source] = Field(default_factory=dict)
     proposals: dict[str, Proposal] = Field(default_factory=dict)
+    reask: list[str] = Field(default_factory=list)
     language: Lang = "en"
     language_source: LanguageSource = "default"
     history: list[str] = Field(default_factory=list, description="states to return to on back")
@@ -111,8 +115,17 @@ class Conversation(BaseModel):
         return self.model_copy(update={
             "answers": dict(self.answers), "sources": dict(self.sources),
             "proposals": dict(self.proposals), "history": list(self.history),
+            "reask": list(self.reask),
             "meta": dict(self.meta),
         })
+
+    def refused(self, keys: Iterable[str]) -> None:
+        """Answers refused where they were said: their question is asked again."""
+        self.reask.extend(k for k in keys if k not in self.reask)
+
+    def answered(self, keys: Iterable[str]) -> None:
+        """A question answered: what was refused there is asked no more."""
+        self.reask[:] = [k for k in self.reask if k not in keys]
 
     def drop(self, slot: str) -> None:
         self.answers.pop(slot, None)

@@ -108,7 +108,9 @@ def render() -> str:
         "predicate holds: an answer the workload needs and does not have yet; INT4 consent only",
         "for inference, when the answer with INT4 weights allowed differs from the answer",
         "without; the interconnect only when the answer spans nodes and the link changes it.",
-        "The GPU is asked only when a person changes it (the engine's default is shown).",
+        "The GPU is asked only when a person changes it (the engine's default is shown), or",
+        "when the GPU or the count per node they said was refused ('17 GPUs per node'): then",
+        "it is asked before the card, as the link is where it matters, never defaulted.",
         "",
     ]
     return "\n".join(lines)

@@ -20,12 +20,12 @@ asked again, with the inferred value shown, before the result (:func:`_assumed`)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from dialogue.conversation import AnswerValue
+from dialogue.conversation import AnswerValue, Conversation
 from dialogue.keys import KEYS
 from dialogue.machine import DONE
 from dialogue.reply import Source
@@ -143,11 +143,18 @@ def _refused(exc: ValidationError) -> Message:
 class Plan:
     """One turn's view of the answers: the next question, and the engine's answers."""
 
-    def __init__(self, answers: Answers, sources: Sources | None = None) -> None:
+    def __init__(self, answers: Answers, sources: Sources | None = None,
+                 reask: Collection[str] = ()) -> None:
         self.answers = answers
         self.sources: Sources = sources or {}
+        self.reask = reask
         self._req = request(answers, {})[0]
         self._memo: dict[bool, Recommendation] = {}
+
+    @classmethod
+    def of(cls, conv: Conversation) -> Plan:
+        """The plan of a conversation's answers."""
+        return cls(conv.answers, conv.sources, conv.reask)
 
     def recommendation(self, *, allow_int4: bool | None = None) -> Recommendation:
         """The engine's answer, INT4 consent as :func:`int4_consent` gives it unless told."""
@@ -226,9 +233,20 @@ def _assumed(key: str) -> Predicate:
     return lambda a, plan: key in a and plan.sources.get(key) == "assumed"
 
 
+def _reasked(slot: str) -> Predicate:
+    """A question with a default (the GPU, the link) whose answer was refused where it was
+    said ('17 GPUs per node'): asked, where it still matters, rather than sized on the
+    default the person tried to replace."""
+    keys = SLOTS[slot].keys
+    return lambda a, plan: any(k in plan.reask for k in keys) and plan.still_asked(slot)
+
+
 FLOW: tuple[tuple[str, Predicate], ...] = (
     *((s, _open(s)) for s in ("model", "workload", "concurrency", "context",
                               "target_tokens_per_s", "train_tokens", "deadline_days")),
+    # the questions behind what the engine is always sent (the GPU, the link): asked when
+    # their answer was refused
+    *((s, _reasked(s)) for s in dict.fromkeys(KEYS[k].slot for k, _ in ALWAYS)),
     # a format named that this GPU cannot run (NVFP4 off Blackwell): asked before the engine
     ("precision", lambda a, plan: "precision" in a and _open("precision")(a, plan)),
     ("workload", _assumed("workload")),

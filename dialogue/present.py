@@ -30,7 +30,7 @@ def reply(out: Outcome) -> Reply:
     if conv.state == CANCELLED:
         return _reply(conv, kind="ended", text=msg("dialogue.reply.cancelled"),
                       error=out.error, choices=[_new_sizing()])
-    plan = out.plan or Plan(conv.answers, conv.sources)
+    plan = out.plan or Plan.of(conv)
     if conv.state == DONE:
         return _result(conv, plan, out)
     return _question(conv, plan, out)

@@ -169,7 +169,7 @@ class Dialogue:
         conv = self.load(key)
         if conv is None or conv.state != DONE:
             raise NotFinished(key, "missing" if conv is None else conv.state)
-        rec = Plan(conv.answers, conv.sources).recommendation()
+        rec = Plan.of(conv).recommendation()
         record = _record(conv, rec, self.clock())
         record.update(kind="quote", requester=requester, note=note)
         record["id"] = self.store.append_audit(record)

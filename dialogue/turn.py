@@ -264,7 +264,7 @@ def _help(turn: Turn, out: Outcome, slot_name: str) -> None:
 
 
 def _plan(conv: Conversation) -> Plan:
-    return Plan(conv.answers, conv.sources)
+    return Plan.of(conv)
 
 
 def _navigate(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:

@@ -39,7 +39,7 @@ from engine.physics.memory import (
 )
 from engine.physics.params import count_params
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
-from engine.result import VERDICT_IDS, Recommendation
+from engine.result import Recommendation, verdict_name
 from engine.units import GB, Kind, Lang
 from engine.wording import Message, msg, render
 
@@ -318,7 +318,8 @@ def render_recommendation(rec: Recommendation, lang: Lang) -> str:
     hardware = msg("hardware.node", gpus=rec.gpus_per_node, gpu=rec.gpu_name)
     rows = [
         (say(msg("cli.verdict")),
-         say(msg("cli.verdict_value", verdict=msg(VERDICT_IDS[rec.verdict]), step=rec.step))),
+         say(msg("cli.verdict_value", verdict=verdict_name(rec.verdict, rec.gpus_per_node),
+                                  step=rec.step))),
         (say(msg("cli.hardware")),
          say(msg("cli.hardware_value", nodes=rec.nodes, hardware=hardware))),
         (say(msg("cli.precision")), say(terms.precision(rec.precision))),

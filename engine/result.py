@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from engine.wording import Message
+from engine.wording import Message, msg, text
 
 Verdict = Literal["single_node", "single_node_int4", "replicas", "multi_node", "frontier"]
 Answer = Literal["yes", "no", "not applicable"]
@@ -36,6 +36,14 @@ VERDICT_IDS: dict[str, str] = {
     "multi_node": "verdict.multi_node",
     "frontier": "verdict.frontier",
 }
+
+
+def verdict_name(verdict: str, gpus_per_node: int) -> Message:
+    """A verdict's short name, the node's own GPU count in it ("One 8-GPU node", "One 4-GPU
+    node": the article's 8 is the usual node, not every node); an id the catalog does not
+    know (an old audit record) as it is."""
+    ident = VERDICT_IDS.get(verdict)
+    return msg(ident, gpus=gpus_per_node) if ident else text(verdict)
 
 
 _T = TypeVar("_T", bound="_Out")

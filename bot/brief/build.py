@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.brief.content import Brief, Chart, Contact, Row, Section, budget_words
 from dialogue.reply import AnswerView
 from engine.catalog import catalog
-from engine.result import VERDICT_IDS, Alternative, Numbers, Recommendation, Segments
+from engine.result import Alternative, Numbers, Recommendation, Segments, verdict_name
 from engine.wording import Message, msg, text
 
 Purpose = Literal["quote", "export"]
@@ -81,11 +81,6 @@ class Requester(BaseModel):
 
 def precision_words(precision: str) -> Message:
     return msg(f"precision.{precision}")
-
-
-def verdict_words(verdict: str) -> Message:
-    ident = VERDICT_IDS.get(verdict)
-    return msg(ident) if ident else text(verdict)
 
 
 def workload_words(workload: str) -> Message:
@@ -260,8 +255,8 @@ def build_brief(rec: Recommendation, answers: Sequence[AnswerView], *, lang: Lit
     return Brief(
         lang=lang, audience="internal" if requester is not None else "customer",
         title=msg(f"brief.title.{purpose}", model=rec.model.name),
-        subtitle=msg("brief.subtitle", verdict=verdict_words(rec.verdict), model=rec.model.name,
-                     workload=workload_words(rec.workload)),
+        subtitle=msg("brief.subtitle", verdict=verdict_name(rec.verdict, rec.gpus_per_node),
+                     model=rec.model.name, workload=workload_words(rec.workload)),
         generated=msg("brief.generated", date=when.strftime("%Y-%m-%d")),
         sections=[s for s in sections if s is not None],
         footer=msg("brief.footer"),

@@ -164,6 +164,38 @@ def many_users(m: re.Match[str], ctx: Context) -> Reading | None:
     return _headcount(m, ctx) if v is not None and v > CONCURRENCY_MAX else None
 
 
+#: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
+_FRACTIONS = {"half": 1 / 2, "a half": 1 / 2, "la moitie": 1 / 2, "moitie": 1 / 2,
+              "a third": 1 / 3, "one third": 1 / 3, "un tiers": 1 / 3, "a quarter": 1 / 4,
+              "one quarter": 1 / 4, "un quart": 1 / 4, "a fifth": 1 / 5,
+              "un cinquieme": 1 / 5, "a tenth": 1 / 10, "un dixieme": 1 / 10}
+SHARE = (r"(?:(?P<a>\d+)\s*(?:in|out of|sur|/)\s*(?P<b>\d+)"
+         r"|(?P<pct>\d+(?:[.,]\d+)?)\s*(?:%|percent|per cent|pour\s?cent)"
+         rf"|(?P<frac>{'|'.join(sorted(_FRACTIONS, key=len, reverse=True))}))")
+#: What says the share is of people at once (not of a budget, not of a context).
+ACTIVE = (r"(?:at once|at the same time|at any (?:one )?time|concurren\w*|simultane\w*"
+          r"|en meme temps|a la fois|en parallele|in parallel|en simultane|actif\w*|active"
+          r"|online|en ligne|connecte\w*|connected|at peak|au pic|aux heures de pointe)")
+
+
+def share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
+    """'300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people in
+    total and how many of them at once, both as said (nothing assumed)."""
+    people = number(_group(m, "n"))
+    a, b, pct, frac = (_group(m, k) for k in ("a", "b", "pct", "frac"))
+    if people is None or people != int(people) or not 2 <= people <= 10_000_000:
+        return None
+    share = (int(a) / int(b) if a and b and int(b) else
+             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac))
+    if share is None or not 0 < share <= 1:
+        return None
+    n = at_once(int(people), share)
+    if n > CONCURRENCY_MAX:
+        raise ParseError(msg("dialogue.error.headcount_peak", people=int(people), n=n,
+                             share=share, hi=CONCURRENCY_MAX))
+    return {"users_total": int(people), "concurrency": n}
+
+
 def at_once(headcount: int, share: float | None = None) -> int:
     """How many of a headcount use the model at the same moment, at the assumed share."""
     return max(1, round(headcount * (share or assumptions().peak_share)))
@@ -348,4 +380,14 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|accelerateurs?|devices?)\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
-
+#: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
+#: share of them at once, said together (before 'users' is read as requests at once)
+SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
+    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?(?:nos|our|the|ses|leurs|their)\s+)?(?:{HEADS}|people"
+    r"|persons|personnes|users?|utilisateurs?)\b(?:\s+(?:with|of which|of whom|dont|avec"
+    r"|where|and|et|but|mais|about|around|environ|roughly|maybe|typically|usually|so|donc))*"
+    rf"\s+(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
+    r"|d'entre elles|parmi eux))?(?:\s+(?:are|is|sont|est|will be|seront|being|etant"
+    rf"|would be|serait|seraient))?\s+{ACTIVE}(?:\s+{ACTIVE})?"), share_at_once,
+    cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
+          "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))

@@ -241,7 +241,17 @@ def hardware(said: str) -> dict[str, str | int | float | bool | None]:
             return {"gpus_per_node": n}
         raise ParseError(msg("dialogue.error.gpus_per_node", hi=GPUS_PER_NODE_MAX,
                              text=shown(said)))
-    out: dict[str, str | int | float | bool | None] = {"gpu": gpu(said)}
+    try:
+        out: dict[str, str | int | float | bool | None] = {"gpu": gpu(said)}
+    except ParseError:
+        if t.isdigit():  # '16' at the GPU question: no GPU is named so; a count, said alone
+            n = int(t)
+            if not 1 <= n <= GPUS_PER_NODE_MAX:
+                raise ParseError(msg("dialogue.error.gpus_per_node", hi=GPUS_PER_NODE_MAX,
+                                     text=shown(said))) from None
+            raise ParseError(msg("dialogue.error.gpu_number", text=shown(said), n=n),
+                             retry=[f"{n} GPU" if n == 1 else f"{n} GPUs"]) from None
+        raise
     count = gpu_count(said)
     if count is not None:
         out["gpus_per_node"] = count

@@ -26,6 +26,7 @@ from dialogue.understand import custom, dates, load, models, names, numbers
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
+from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Lang
 from engine.wording import msg, text
 
@@ -152,7 +153,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
                                                 ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
-    _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
+    load.SHARE_OF_PEOPLE, _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")],
+    *_OWN[5:],
     _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
 )
 _NOISE = re.compile(
@@ -217,6 +219,11 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = _batch(rest, ctx, found)
     rest = _by_date(rest, ctx, found)
     rest = names.find_gpu(rest, found.answers)
+    if "gpu" not in found.answers:  # 'on 8x B300': refused by name, never sized on another
+        rest, unknown = refuse_unknown_gpu(rest)
+        if unknown is not None:
+            found.refusals.append(unknown)
+            found.refused["gpu"] = unknown
     rest = _workload(rest, found)
     _whose_speed(t, found)
     if find_model and "model" not in found.answers and found.hint is None:

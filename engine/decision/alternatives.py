@@ -33,7 +33,7 @@ from engine.decision.int4 import FOUR_BIT, four_bit
 from engine.decision.trap import final
 from engine.errors import UnsizableRequest
 from engine.physics.memory import kv_cache_bytes, weights_bytes
-from engine.result import VERDICT_IDS, Alternative, Numbers, Recommendation, Verdict
+from engine.result import Alternative, Numbers, Recommendation, Verdict, verdict_name
 from engine.wording import Message, msg
 
 Kind = Literal["gpu", "precision", "kv_precision"]
@@ -48,7 +48,7 @@ _CANDIDATES = {True: 2, False: 1}
 def summary(verdict: Verdict, nodes: int, n: Numbers, node_gpus: int) -> Message:
     """An answer in a few figures: 'One 8-GPU node, 1,203 tok/s per node, up to 220 ...';
     a single-node answer sized on fewer GPUs says on how many ('on 1 of its 8 GPUs')."""
-    parts: list[Message] = [msg(VERDICT_IDS[verdict])]
+    parts: list[Message] = [verdict_name(verdict, node_gpus)]
     if nodes > 1:
         parts.append(msg("summary.nodes", nodes=nodes))
     fewer = verdict == "single_node" and n.gpus_needed is not None and n.gpus_needed < node_gpus

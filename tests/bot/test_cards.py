@@ -130,7 +130,7 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     rec = reply.recommendation
     assert rec is not None
     assert message["blocks"][0]["text"]["text"] == FR.plain(
-        msg("slack.card.header", verdict=msg("verdict.single_node"), model=rec.model.name))
+        msg("slack.card.header", verdict=msg("verdict.single_node", gpus=8), model=rec.model.name))
     # the GPU on the card is not offered for comparison
     assert rec.gpu not in [o["value"] for o in by_id[ids.A_COMPARE]["options"]]
     # what the bot assumed or defaulted is marked on the card
@@ -140,7 +140,7 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     # the math and the quote summary speak the conversation's language too
     math = valid(math_message(rec, FR))
     assert math["blocks"][0]["text"]["text"] == FR.plain(
-        msg("slack.math.header", verdict=msg("verdict.single_node")))
+        msg("slack.math.header", verdict=msg("verdict.single_node", gpus=8)))
     summary = valid(quote(rec, KEY, reply.answers, FR))
     assert FR.plain(msg("slack.quote.header")) == summary["blocks"][0]["text"]["text"]
 
@@ -260,7 +260,7 @@ def test_home_view() -> None:
         assert "<!here>" not in json.dumps(view)
     # each recent sizing in its own language
     view = home_view(recent[:1], EN)
-    assert FR.md(msg("verdict.single_node")) in texts(view)
+    assert FR.md(msg("verdict.single_node", gpus=8)) in texts(view)
 
 
 def _huge_recommendation() -> Recommendation:

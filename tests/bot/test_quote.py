@@ -64,7 +64,8 @@ def card_figure(card: dict[str, Any], ident: str, lang: Lang) -> str:
 
 def card_verdict(card: dict[str, Any], lang: Lang) -> str:
     header = card["blocks"][0]["text"]["text"]
-    (name,) = [plain(i, lang) for i in VERDICT_IDS.values() if header.startswith(plain(i, lang))]
+    (name,) = {plain(i, lang, gpus=g) for i in VERDICT_IDS.values() for g in range(1, 17)
+               if header.startswith(plain(i, lang, gpus=g))}  # the node's count in its name
     return name
 
 

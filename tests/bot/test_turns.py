@@ -89,7 +89,7 @@ def test_a_sizing_held_in_french(bot: BotServer, fake: FakeSlack) -> None:
     q_ts = next(iter(fake.messages[DM]))
     card = message(fake, DM, q_ts)
     assert is_card(card)
-    assert card["blocks"][0]["text"]["text"].startswith(plain("verdict.single_node", "fr"))
+    assert card["blocks"][0]["text"]["text"].startswith(plain("verdict.single_node", "fr", gpus=8))
     _, math = find_element(card, ids.A_MATH)
     assert math["text"]["text"] == plain("slack.button.math", "fr")
     _, quote = find_element(card, ids.A_QUOTE)

@@ -39,7 +39,7 @@ def _run(stdin: str, argv: list[str] | None = None) -> tuple[int, str]:
 def test_piped_answers_reach_the_card() -> None:
     rc, out = _run("llama 3.1 70b\ninference\n32\n8k\nno target\n")
     assert rc == 0
-    assert say(msg("verdict.single_node")).upper() in out
+    assert say(msg("verdict.single_node", gpus=8)).upper() in out
     assert say(msg("console.card.numbers")) in out and "Llama 3.1 70B" in out
     assert "VRAM █" in out and say(msg("console.bar.kv")) in out
     rec = Dialogue(MemoryStore()).start("k", "llama 3.1 70b inference 32 users 8k no target")
@@ -63,7 +63,7 @@ def test_numbers_pick_choices_and_errors_are_shown() -> None:
 def test_opening_from_argv() -> None:
     rc, out = _run("yes\n", ["llama", "3.1", "405b", "inference", "48", "users", "16k",
                              "context", "no", "target"])
-    assert rc == 0 and say(msg("verdict.single_node_int4")).upper() in out
+    assert rc == 0 and say(msg("verdict.single_node_int4", gpus=8)).upper() in out
 
 
 def test_store_unreachable_exits_1_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +89,7 @@ def test_module_runs_from_a_pipe() -> None:
         input="llama 3.1 70b\ninference\n32\n8k\nno target\n", capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    assert say(msg("verdict.single_node")).upper() in proc.stdout and proc.stderr == ""
+    assert say(msg("verdict.single_node", gpus=8)).upper() in proc.stdout and proc.stderr == ""
 
 
 def test_digits_that_are_not_decimal_are_typed_text_not_a_crash() -> None:
@@ -124,7 +124,7 @@ def test_enter_takes_the_shown_default_and_says_so() -> None:
     assert say(msg("dialogue.notice.default_taken", answer=msg(
         "dialogue.notice.pair", label=msg("dialogue.key.per_user_tokens_per_s.label"),
         value=speed))) in out
-    assert say(msg("verdict.single_node")).upper() in out
+    assert say(msg("verdict.single_node", gpus=8)).upper() in out
 
 
 def test_end_of_input_mid_way_says_what_was_kept() -> None:
@@ -164,7 +164,7 @@ def test_the_console_gets_what_slack_gets_from_an_opening() -> None:
     assert slack.text.id == "dialogue.confirm.model_which"  # which 70B: asked, not guessed
     rc, out = _run(f"{opening}\nllama 3.1 70b\n")
     assert rc == 0 and say(slack.text) in out
-    assert say(msg("verdict.single_node")).upper() in out  # confirmed: the card, at once
+    assert say(msg("verdict.single_node", gpus=8)).upper() in out  # confirmed: the card, at once
     assert say(msg("dialogue.slot.concurrency.ask")) not in out  # nothing asked twice
 
 
@@ -173,7 +173,7 @@ def test_a_french_conversation_is_rendered_in_french() -> None:
     assert rc == 0
     assert say(msg("dialogue.slot.context.ask", model=text("Llama 3.1 70B"), limit=131072),
                "fr") in out
-    assert say(msg("verdict.single_node"), "fr").upper() in out
+    assert say(msg("verdict.single_node", gpus=8), "fr").upper() in out
     assert say(msg("console.card.numbers"), "fr") in out
     # French typography in the alternatives too: a narrow space before the colon
     alternatives = out.split(say(msg("console.card.alternatives"), "fr"))[1].split("\n")[1:3]

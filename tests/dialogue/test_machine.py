@@ -31,7 +31,7 @@ def test_stored_form_is_json_without_the_machine() -> None:
     assert stored is not None
     doc = json.loads(stored.doc)
     assert set(doc) == {"schema_version", "id", "key", "state", "answers", "sources",
-                        "proposals", "language", "language_source", "history", "owner",
+                        "proposals", "reask", "language", "language_source", "history", "owner",
                         "version", "created_at", "updated_at", "expires_at"}
     assert doc["state"] == "context" and doc["answers"]["concurrency"] == 64
     assert doc["sources"]["concurrency"] == "said" and doc["language"] == "en"

@@ -15,7 +15,7 @@ import pytest
 
 from engine import SizingRequest, recommend
 from engine.catalog import catalog
-from engine.result import VERDICT_IDS, Recommendation
+from engine.result import VERDICT_IDS, Recommendation, verdict_name
 from engine.units import LANGS
 from engine.wording import Message, engine_catalog, render
 
@@ -128,6 +128,18 @@ def test_verdict_names_and_estimated_entries_have_both_languages() -> None:
     # and no statement is left for an entry that is no longer flagged
     assert {i.removeprefix("estimated.") for i in ids if i.startswith("estimated.")} == \
         set(flagged)
+
+
+def test_a_verdict_names_the_node_it_sizes() -> None:
+    """A 4-GPU node is no '8-GPU node': the card's header and an alternative's summary say
+    the node's own count (the article's 8 is the usual node, not every node)."""
+    rec = recommend(SizingRequest(model="llama-3.1-8b", gpus_per_node=4), alternatives=True)
+    assert rec.verdict == "single_node" and rec.gpus_per_node == 4
+    name = verdict_name(rec.verdict, rec.gpus_per_node)
+    assert render(name, "en") == "One 4-GPU node"
+    assert render(name, "fr") == "Un seul nœud de 4 GPU"
+    other = [a for a in rec.alternatives if a.kind == "gpu" and a.verdict == "single_node"]
+    assert other and all(render(a.summary, "en").startswith("One 4-GPU node") for a in other)
 
 
 def test_french_is_written_the_french_way() -> None:

@@ -15,14 +15,25 @@ from pydantic import ValidationError
 
 from bot.slack import blockkit
 from bot.slack.cards import ids, parts
-from bot.slack.cards.shared import WORKLOAD_WORDS, named, verdict
+from bot.slack.cards.shared import WORKLOAD_WORDS, named
 from bot.slack.cards.words import Words
 from bot.slack.escape import clip_md
+from engine.request import SizingRequest
+from engine.result import verdict_name
 from engine.units import LANGS, Lang
 from engine.wording import Message, msg, text
 
 Payload = parts.Payload
 MAX_RECENT = 20
+
+
+def _verdict(item: Mapping[str, Any]) -> Message:
+    """A past sizing's verdict as its card said it (a record without its node's GPU count,
+    from before the count was kept, is read at the request's default)."""
+    gpus = item.get("gpus_per_node")
+    if not isinstance(gpus, int) or isinstance(gpus, bool):
+        gpus = SizingRequest.model_fields["gpus_per_node"].default
+    return verdict_name(str(item.get("verdict") or "-"), gpus)
 
 
 def _message(value: Any) -> Message | None:
@@ -73,7 +84,7 @@ def home_view(recent: Sequence[Mapping[str, Any]], w: Words, *, store_ok: bool =
             line = words.md(msg("slack.home.item",
                                 model=_message(item.get("model")) or text("?"),
                                 workload=named(WORKLOAD_WORDS, str(item.get("workload") or "")),
-                                verdict=verdict(str(item.get("verdict") or "-"))))
+                                verdict=_verdict(item)))
             headline = _message(item.get("headline"))
             body = clip_md(words.md(headline), 400) if headline is not None else ""
             blocks.append(parts.section(f"{line}{_stamp(item.get('finished_at'))}\n{body}"))

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from bot.slack import blockkit
 from bot.slack.cards import parts
-from bot.slack.cards.shared import verdict
 from bot.slack.cards.words import Words
 from bot.slack.escape import clip_md
-from engine.result import Recommendation
+from engine.result import Recommendation, verdict_name
 from engine.wording import msg
 
 Payload = parts.Payload
@@ -20,8 +19,8 @@ CODE = "```"
 
 
 def math_message(rec: Recommendation, w: Words) -> Payload:
-    blocks: list[Payload] = [parts.header(w.plain(msg("slack.math.header",
-                                                      verdict=verdict(rec.verdict))))]
+    name = verdict_name(rec.verdict, rec.gpus_per_node)
+    blocks: list[Payload] = [parts.header(w.plain(msg("slack.math.header", verdict=name)))]
     lines = [w.md(m) for m in rec.math] or [w.md(msg("slack.math.none"))]
     pieces: list[str] = []
     room = parts.MAX_SECTION_TEXT - 2 * len(CODE)

@@ -17,11 +17,11 @@ from typing import Any
 from bot.brief.content import Contact, budget_words
 from bot.slack.cards import parts
 from bot.slack.cards.numbers import config_line, fields
-from bot.slack.cards.shared import SOURCE_WORDS, WORKLOAD_WORDS, named, verdict
+from bot.slack.cards.shared import SOURCE_WORDS, WORKLOAD_WORDS, named
 from bot.slack.cards.words import Words
 from bot.slack.keys import ConversationKey
 from dialogue.reply import AnswerView
-from engine.result import Recommendation
+from engine.result import Recommendation, verdict_name
 from engine.wording import Message, msg, text
 
 Payload = parts.Payload
@@ -66,7 +66,8 @@ def quote_summary(record: dict[str, Any], *, requester: str, requester_team: str
     ]
     if contact is not None:
         blocks.extend(contact_blocks(contact, w))
-    blocks.append(parts.section(w.md(msg("slack.quote.verdict", verdict=verdict(rec.verdict),
+    name = verdict_name(rec.verdict, rec.gpus_per_node)
+    blocks.append(parts.section(w.md(msg("slack.quote.verdict", verdict=name,
                                          model=rec.model.name,
                                          workload=named(WORKLOAD_WORDS, rec.workload)))
                                 + f"\n{w.md(rec.headline)}\n{config_line(rec, w)}"))

@@ -48,11 +48,10 @@ from bot.brief.content import (
     budget_words,
 )
 from bot.slack.cards import ids, parts
-from bot.slack.cards.shared import verdict
 from bot.slack.cards.words import Words
 from bot.slack.escape import clip, strip_controls
 from bot.slack.keys import ConversationKey
-from engine.result import Recommendation
+from engine.result import Recommendation, verdict_name
 from engine.units import LANGS, Lang
 from engine.wording import Message, msg
 
@@ -153,8 +152,8 @@ def quote_view(rec: Recommendation, key: ConversationKey, version: int, w: Words
     copy = Option(text=_plain(w.plain(msg("slack.modal.copy_option")), parts.MAX_OPTION_TEXT),
                   value=COPY)
     blocks: list[Payload] = [
-        parts.section(w.md(msg("slack.modal.intro", verdict=verdict(rec.verdict),
-                               model=rec.model.name))),
+        parts.section(w.md(msg("slack.modal.intro", model=rec.model.name,
+                               verdict=verdict_name(rec.verdict, rec.gpus_per_node)))),
         _input(w, B_NAME, "slack.modal.name", _text_input(w, prefill.name, MAX_NAME),
                optional=False).to_dict(),
         _input(w, B_EMAIL, "slack.modal.email",

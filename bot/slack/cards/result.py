@@ -16,12 +16,13 @@ from functools import cache
 
 from bot.slack.cards import ids, parts, vram
 from bot.slack.cards.numbers import config_line, fields
-from bot.slack.cards.shared import answers_line, error_line, notices, step_lines, verdict
+from bot.slack.cards.shared import answers_line, error_line, notices, step_lines
 from bot.slack.cards.words import Words
 from bot.slack.escape import clip_md
 from bot.slack.keys import ConversationKey
 from dialogue.reply import Reply
 from engine.catalog import catalog
+from engine.result import verdict_name
 from engine.wording import Message, msg
 
 Payload = parts.Payload
@@ -61,7 +62,7 @@ def card_message(reply: Reply, key: ConversationKey, w: Words) -> Payload:
     """The card of the reply's recommendation (a reply without one is a question)."""
     rec = reply.recommendation
     assert rec is not None
-    name: Message = verdict(rec.verdict)
+    name: Message = verdict_name(rec.verdict, rec.gpus_per_node)
     blocks: list[Payload] = [parts.header(w.plain(msg("slack.card.header", verdict=name,
                                                       model=rec.model.name)))]
     error = error_line(reply.error, w)

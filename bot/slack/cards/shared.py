@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from bot.slack.cards.words import Words
 from dialogue.reply import AnswerView, Notice
-from engine.result import VERDICT_IDS, StepAnswer
+from engine.result import StepAnswer
 from engine.wording import Message, msg, text
 
 _ANSWER_WORD = {"yes": msg("answer.yes"), "no": msg("answer.no"),
@@ -36,12 +36,6 @@ SOURCE_WORDS: dict[str, Message] = {
 def named(words: dict[str, Message], value: str) -> Message:
     """The engine's name of a typed value, or the value itself when it has none."""
     return words.get(value) or text(value)
-
-
-def verdict(name: str) -> Message:
-    """The verdict's short name ("One 8-GPU node"), from the engine's catalog."""
-    ident = VERDICT_IDS.get(name)
-    return msg(ident) if ident else text(name)
 
 
 def notices(items: Sequence[Notice], w: Words) -> str | None:

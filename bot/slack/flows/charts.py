@@ -31,13 +31,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bot.charts import ChartsFailed, charts_of
 from bot.slack import placement, work
 from bot.slack.api import Upload
-from bot.slack.cards.shared import verdict
 from bot.slack.cards.words import Words
 from bot.slack.flows.face import Face
 from bot.slack.flows.result import Clicked, clicked_result
 from bot.slack.flows.turn import Turn
 from bot.slack.payloads import ActionDelivery
 from dialogue import Conversation, StoreUnavailable
+from engine.result import verdict_name
 from engine.wording import Message, msg
 
 log = logging.getLogger(__name__)
@@ -132,7 +132,8 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     w = Words(aud.lang)
     files = [Upload(name, w.plain(msg("slack.charts.file_title", caption=image.caption)), data)
              for image, (name, data) in zip(drawn.images, drawn.files(), strict=True)]
-    comment = w.md(msg("slack.charts.comment", model=rec.model.name, verdict=verdict(rec.verdict)))
+    comment = w.md(msg("slack.charts.comment", model=rec.model.name,
+                       verdict=verdict_name(rec.verdict, rec.gpus_per_node)))
     shared = face.api.upload(channel or key.channel, files, thread_ts=thread, comment=comment)
     if shared is None:
         _failed(face, t, found, viewer, done,

@@ -1,0 +1,36 @@
+"""A GPU the catalog does not hold, named where a GPU goes ('on 8x B300', 'sur des MI300X').
+
+Why: :func:`dialogue.understand.names.find_gpu` takes exact catalog names only, so an
+unknown part was left among the words not used and the card was sized on the default GPU,
+a question nobody asked. Named where only hardware goes (after a count and 'x', or after
+'on' / 'sur' and the like) and shaped like a part number (letters then digits: B300,
+MI300X, H20, GB200), it is refused by name with the nearest parts the catalog holds, and
+the GPU question is asked before any card (``dialogue/flow.py``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogue.errors import ParseError
+from dialogue.understand.names import gpu
+
+__all__ = ["refuse_unknown_gpu"]
+
+#: A part number: one to three letters, two to four digits, an optional letter suffix; a
+#: model size ('70b') starts with its digits and is not one.
+_PART = r"[a-z]{1,3}\d{2,4}[a-z]?"
+_WHERE = re.compile(
+    rf"(?:(?<= )\d+\s?x\s?|(?<= )(?:on|sur|with|avec)(?: (?:a|an|our|des|nos|une?|the))? )"
+    rf"(?P<part>{_PART})s?(?= )")
+
+
+def refuse_unknown_gpu(rest: str) -> tuple[str, ParseError | None]:
+    """``rest`` without the first unknown part named where a GPU goes, and its refusal
+    (None, and ``rest`` as it was, when there is none or it names a known GPU)."""
+    for m in _WHERE.finditer(rest):
+        try:
+            gpu(m["part"])
+        except ParseError as exc:
+            return rest[: m.start()] + " | " + rest[m.end():], exc
+    return rest, None
