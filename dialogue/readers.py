@@ -145,6 +145,13 @@ def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     return {"target_tokens_per_s": value}
 
 
+def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+    """'1B tokens', '50M'; or as an opening says it: '20k examples of 1k tokens', '50M tokens,
+    3 epochs' (dialogue/understand/dataset.py)."""
+    got = _phrases(t, a, lang, today, ("train_tokens",))
+    return got or {"train_tokens": numbers.tokens(t, lang)}
+
+
 def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     try:
         return {"deadline_days": numbers.deadline(t)}

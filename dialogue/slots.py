@@ -292,7 +292,7 @@ SLOTS: dict[str, Slot] = {
              was="dialogue.question.was_format", merge=True),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
-             lambda t, a, lang, today: {"train_tokens": numbers.tokens(t, lang)}, _budgets,
+             readers.read_budget, _budgets,
              default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,

@@ -1,6 +1,6 @@
 """Dates as people say them: a weekday, 'tomorrow', 'next week', the end of the week or
-month, a date by its month ('31 mars', 'March 15', 'end of January', 'mid-March') or an ISO
-date, as whole days from today.
+month (or 'this week', 'ce mois-ci': by its end), a date by its month ('31 mars', 'March
+15', 'end of January', 'mid-March') or an ISO date, as whole days from today.
 
 Why a module of its own: a deadline is read from the opening (engine-free folded text) and
 at the deadline question alike, and the days depend on today, which the service passes in:
@@ -34,8 +34,9 @@ _DATE = (rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH}(?:\s+\d
          rf"|(?:mid|mi)[- ]?{_MONTH}(?:\s+\d{{4}})?")
 WHEN = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi"
         r"|jeudi|vendredi|samedi|dimanche|tomorrow|demain|tonight|ce soir|next week"
-        rf"|la semaine prochaine|{_DATE}|end of (?:the )?(?:week|month)|fin (?:de )?(?:la )?semaine"
-        r"|fin (?:du )?mois|\d{4}-\d{2}-\d{2})")
+        r"|this (?:week|month)|cette semaine|ce mois(?:-ci)?"
+        rf"|la semaine prochaine|{_DATE}|end of (?:the |this )?(?:week|month)"
+        r"|fin (?:de )?(?:la |cette )?semaine|fin (?:du |de ce )?mois|\d{4}-\d{2}-\d{2})")
 
 def days_until(when: str, today: date | None) -> float | None:
     """Whole days from today to a weekday ('friday', 'vendredi'), 'tomorrow', 'next week',

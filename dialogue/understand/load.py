@@ -255,9 +255,9 @@ def batch_days(text: str, ctx: Context) -> float | None:
 
 
 BATCH_WHEN = re.compile(
-    rf"\b(?:by|before|until|within|in|over|d'ici|avant|en|sous|dans|pour|d'ici a"
+    rf"\b(?:(?:by|before|until|within|in|over|d'ici|avant|en|sous|dans|pour|d'ici a"
     rf"|deadline(?:\s+(?:is|of|on))?|due(?:\s+(?:by|on))?|echeance(?:\s+(?:le|au))?"
-    rf"|au plus tard(?:\s+le)?|jusqu'au)\s+"
+    rf"|au plus tard(?:\s+le)?|jusqu'au)\s+|(?=this |cette |ce mois))"  # 'this week' alone
     rf"(?:the\s+|le\s+|la\s+|next\s+|this\s+|prochain\s+)?(?:(?P<when>{WHEN})\b"
     rf"|{N}\s*(?P<unit>days?|weeks?|hours?|hrs?|h|jours?|semaines?|heures?)\b)"
 )
@@ -330,10 +330,14 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("rps", "qps", "/s")),
     Recogniser(("requests_per_s",), re.compile(
         rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
-        rf"|demandes?)\s*(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>s|secs?"
+        rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
+        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
+        rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>s|secs?"
         rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?)\b"),
         _per_second,
-        cues=("req", "quer", "call", "question", "appel", "demande")),
+        cues=("req", "quer", "call", "question", "appel", "demande", "ticket", "messag",
+              "mail", "courriel", "chat", "conversation", "session", "prompt", "job", "tache",
+              "doc")),
     # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
     Recogniser(("prompt_tokens", "output_tokens"), re.compile(
         rf"{N}\s*{_TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{_TOK}?\s+out\b"), _in_out,

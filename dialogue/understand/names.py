@@ -38,7 +38,7 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
     "qlora": r"q-?lora",
     "lora": r"lora|peft|adapters?|adaptateurs?",
     "pretrain": r"pre-?train(?:ing|ed)?|(?:train(?:ing)?|build(?:ing)?) (?:it |a model |one )?"
-                r"from scratch|from scratch|pre-?entrain\w*|(?:depuis|a partir de) (?:zero|rien)",
+                r"from scratch|from scratch|pre-?entrain\w*|(?:depuis|a partir de) (?:zero|0|rien)",
     "full-finetune": r"full[- ]?(?:fine[- ]?tun\w*|finetun\w*|ft|sft|train(?:ing)?|parameters?"
                      r"(?: fine[- ]?tun\w*)?)|full-finetune|(?:all|every) (?:the |its |of the )?"
                      r"(?:weights?|parameters?)|(?:tous|l'ensemble des|l'ensemble de ses)"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import custom, dates, load, models, names, numbers
+from dialogue.understand import custom, dataset, dates, load, models, names, numbers
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
@@ -149,6 +149,7 @@ _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 #: count at once), a headcount after it, documents before days.
 RECOGNISERS: tuple[Recogniser, ...] = (
     _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
+    dataset.EXAMPLES,  # '20k examples of 1k tokens': a budget, not a 20k context
     *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
                                                 ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
@@ -219,11 +220,8 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = _batch(rest, ctx, found)
     rest = _by_date(rest, ctx, found)
     rest = names.find_gpu(rest, found.answers)
-    if "gpu" not in found.answers:  # 'on 8x B300': refused by name, never sized on another
-        rest, unknown = refuse_unknown_gpu(rest)
-        if unknown is not None:
-            found.refusals.append(unknown)
-            found.refused["gpu"] = unknown
+    rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
+    rest = dataset.epochs(rest, found.answers)  # '50M tokens, 3 epochs': 150M
     rest = _workload(rest, found)
     _whose_speed(t, found)
     if find_model and "model" not in found.answers and found.hint is None:

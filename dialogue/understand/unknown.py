@@ -11,6 +11,7 @@ the GPU question is asked before any card (``dialogue/flow.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from dialogue.errors import ParseError
 from dialogue.understand.names import gpu
@@ -25,12 +26,18 @@ _WHERE = re.compile(
     rf"(?P<part>{_PART})s?(?= )")
 
 
-def refuse_unknown_gpu(rest: str) -> tuple[str, ParseError | None]:
-    """``rest`` without the first unknown part named where a GPU goes, and its refusal
-    (None, and ``rest`` as it was, when there is none or it names a known GPU)."""
+def refuse_unknown_gpu(rest: str, answers: Mapping[str, object], refusals: list[ParseError],
+                       refused: dict[str, ParseError]) -> str:
+    """``rest`` without the first unknown part named where a GPU goes, its refusal added
+    to ``refusals`` and to ``refused`` (as the GPU's); ``rest`` as it was when a GPU was
+    found, or no unknown part is named."""
+    if "gpu" in answers:
+        return rest
     for m in _WHERE.finditer(rest):
         try:
             gpu(m["part"])
         except ParseError as exc:
-            return rest[: m.start()] + " | " + rest[m.end():], exc
-    return rest, None
+            refusals.append(exc)
+            refused["gpu"] = exc
+            return rest[: m.start()] + " | " + rest[m.end():]
+    return rest
