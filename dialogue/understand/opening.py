@@ -107,16 +107,18 @@ _OWN: tuple[Recogniser, ...] = (
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "jour", "semaine", "mois", "an")),
     Recogniser(("int4",), _rx(
-        r"\b(?:no|not|without|sans|pas d'|pas de|avoid\w*|eviter?|rather not(?: use)?"
-        r"|don't want|ni)\s*(?:l')?(?:int4|4-?bit|quanti[sz]ation|quantification)\b"
-        r"|\b(?:int4|4-?bit|quanti[sz]ation|quantification)\s+(?:is\s+|est\s+)?(?:not\s+ok"
-        r"|not\s+acceptable|not\s+allowed|out of the question|no|pas acceptable"
-        r"|pas possible|non|exclue?|interdite?|inacceptable)\b"), lambda m, c: {"int4": False},
-        cues=("int4", "4-bit", "4bit", "quanti")),
+        r"\b(?:no|not|never|without|sans|pas d'|pas de|pas|jamais|avoid\w*|eviter?|rather not"
+        r"(?: use)?|don't want|ni)\s*(?:(?:at|in|en|a)\s+)?(?:l')?(?:int4|4-?bits?|4 bits?"
+        r"|quanti[sz]ation|quantification)\b|\b(?:int4|4-?bit|quanti[sz]ation|quantification)"
+        r"\s+(?:is\s+|est\s+)?(?:not\s+ok|not\s+acceptable|not\s+allowed|out of the question"
+        r"|no|pas acceptable|pas possible|non|exclue?|interdite?|inacceptable)\b"),
+        lambda m, c: {"int4": False}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     Recogniser(("int4",), _rx(
         r"\b(?:int4|4-?bit|quanti[sz]ation)\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable"
-        r"|allowed|yes|oui|acceptee?|possible)\b"), lambda m, c: {"int4": True},
-        cues=("int4", "4-bit", "4bit", "quanti")),
+        r"|allowed|yes|oui|acceptee?|possible)\b"  # 'run it at 4-bit', 'quantifié en 4 bits'
+        r"|(?<!not )(?<!pas )\b(?:(?:at|in|en|to|a)|quanti[sfz]\w*(?: (?:to|in|en|a))?)"
+        r" (?:int4|4-?bits?|4 bits?)\b|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
+        lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser(("int4",), _rx(
         r"\b(?:int4|awq|gptq|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b"),
