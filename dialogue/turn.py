@@ -24,14 +24,14 @@ from dialogue.answer import Outcome, pair
 from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
+from dialogue.intent import asks, clicked, topic
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.reply import Notice
 from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, valid
-from dialogue.understand import commands, config, language, names, negation
+from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
-from dialogue.understand.opening import extract
-from dialogue.understand.text import fold
+from dialogue.understand.opening import Found, extract
 from engine.wording import Message, msg
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin", "changeable",
@@ -148,7 +148,7 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     if pasted and work.state != "model" and cmd is None:
         cmd = Command("change", "model", raw="model", value=text)  # a config.json: the model
     # a button's value is English whatever the language: only typed words say one
-    detected = not _clicked(work, text) and not pasted and _detect(work, text)
+    detected = not clicked(work, text) and not pasted and _detect(work, text)
     turn = Turn(work)
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
         out.error = msg("dialogue.error.cancelled")
@@ -157,7 +157,7 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     elif len(text) > (config.MAX_CONFIG_CHARS if pasted else MAX_ANSWER_CHARS):
         out.error = msg("dialogue.error.too_long", n=len(text))
     elif work.state == DONE:
-        _at_result(text, turn, out)
+        _at_result(text, turn, out, today)
     else:
         _at_question(text, turn, out, today)
     if out.error is not None and not out.changed:
@@ -170,10 +170,34 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     return out
 
 
-def _at_result(text: str, turn: Turn, out: Outcome) -> None:
-    if negation.is_question(text):  # 'why 2 nodes?': the help of the result
+def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
+    """After the card, answers typed without 'change' ('in fact 40 users', 'what about 32k
+    and 128 users?', 'et sur H100 ?') change those answers, as 'change' would, and the card
+    follows; a question of no answer ('why 2 nodes?') is the result's help. A new model or
+    workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
+    asked."""
+    conv = turn.conv
+    found = Found() if negation.asks_about(text) else extract(text, conv.language,
+                                                                today=today)
+    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    can = changeable(_plan(conv))
+    slots = list(dict.fromkeys(KEYS[k].slot for k in said))
+    first = next((s for s in ("model", "workload") if s in slots or s in found.unsure), None)
+    if first is not None:  # 'and for llama 3.1 8b?': which questions exist may change
+        _change(Command("change", first, raw=first, value=text), turn, out, today)
+    elif slots and not found.refusals and all(s in can for s in slots):
+        for slot in slots:
+            fire("change", turn, slot)
+            reading.put(conv, slot, {k: v for k, v in said.items() if KEYS[k].slot == slot},
+                        "said")
+        out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.changed",
+                                                              answers=[pair(k, v) for k, v in
+                                                                       said.items()
+                                                                       if KEYS[k].shown])))
+        _moved(turn, out)
+    elif negation.is_question(text):  # 'why 2 nodes?': the help of the result
         out.notices.append(Notice(kind="info", text=msg(
-            "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
+            "dialogue.help.done", names=_words(can))))
     else:
         out.error = msg("dialogue.error.done")
 
@@ -186,52 +210,14 @@ def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> Non
             _moved(turn, out)
         else:
             _stay(turn, out)
-    elif _asks(text, conv.state) and not _clicked(conv, text):
-        _help(turn, out, _topic(text) or conv.state)
+    elif asks(text, conv.state) and not clicked(conv, text):
+        _help(turn, out, topic(text) or conv.state)
     elif not text.strip():
         _empty(turn, out)
     elif reading.read(text, turn, out, today):
         _moved(turn, out)
     elif out.changed:
         _stay(turn, out)
-
-
-def _asks(text: str, state: str) -> bool:
-    """A question about the question is help, not an answer; at the model question, where a
-    sentence is read for its answers ('can you size llama 3.1 70b for 50 users?'), only a
-    request for an explanation ('what is ...', 'why ...') is."""
-    if state == "model":
-        return negation.asks_about(text)
-    if names.unsure(text):  # 'dunno?' leaves it to the bot (its default, or how to guess)
-        return False
-    if not SLOTS[state].numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
-        return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer
-    return negation.is_question(text)
-
-
-def _topic(text: str) -> str | None:
-    """The question a question is about ('what is int4?' -> int4), if it names one."""
-    words = f" {fold(text).rstrip('?')} "
-    for alias, slot in sorted(ALIASES.items(), key=lambda kv: -len(kv[0])):
-        if f" {alias} " in words:
-            return slot
-    return None
-
-
-_NAV_VALUES = frozenset({"back", "help", "restart", "cancel",
-                         *(f"change {s.aliases[0]}" for s in SLOTS.values())})
-
-
-def _clicked(conv: Conversation, text: str) -> bool:
-    """Whether ``text`` is a button's value (a choice of the question, a proposal's option,
-    or navigation)."""
-    if text in _NAV_VALUES:
-        return True
-    proposal = conv.proposals.get(conv.state)
-    if proposal is not None and text in {o.value for o in proposal.options}:
-        return True
-    slot = SLOTS.get(conv.state)
-    return slot is not None and text in {c.value for c in slot.choices(conv.answers)}
 
 
 def _empty(turn: Turn, out: Outcome) -> None:

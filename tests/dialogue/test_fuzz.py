@@ -128,7 +128,12 @@ def test_any_text_at_any_state(state: str, text: str) -> None:
         assert (after.state, after.answers, after.version) == (
             before.state, before.answers, before.version)
         assert reply.error
-    if not _restarts(text):
+    if before.state == "done" and cmd is None:
+        # after the card, answers typed are changes ('in fact 40 users'): never silent
+        changed = {k for k in before.answers if before.answers[k] != after.answers.get(k)}
+        notices = {n.text.id for n in reply.notices}
+        assert not changed or notices & {"dialogue.notice.changed", "dialogue.notice.noted"}
+    elif not _restarts(text):
         # only the question being answered may change, and a new answer to it replaces the
         # old whatever its shape (a rate for a count); the model question reads a sentence;
         # 'change context to 32k' answers the context question
@@ -152,8 +157,11 @@ def test_any_sequence_of_texts(start: str, texts: list[str]) -> None:
         after = d.load("k")
         assert after is not None and reply.version == after.version
         assert after.version in (before.version, before.version + 1)
-        if not _restarts(text):
-            lost = set(before.answers) - set(after.answers)
+        lost = set(before.answers) - set(after.answers)
+        if before.state == "done" and _command(text) is None:  # a change, said
+            notices = {n.text.id for n in reply.notices}
+            assert not lost or notices & {"dialogue.notice.changed", "dialogue.notice.noted"}
+        elif not _restarts(text):
             answered = _answered(_command(text), before.state)
             assert {KEYS[k].slot for k in lost} <= {answered}, (text, before.answers)
         if after.state not in ("done", "cancelled"):

@@ -295,9 +295,10 @@ def test_several_answers_typed_at_one_question() -> None:
 
 def test_another_answer_typed_at_a_question_never_overwrites_one_given() -> None:
     d = Dialogue(MemoryStore())
-    d.start("k", "llama 3.1 70b inference 64 users 8k context")
-    r = d.handle("k", "no target: 1k")
-    assert r.request["context"] == 8192
+    assert d.start("k", "llama 3.1 8b lora on 1B tokens").asking == "deadline_days"
+    r = d.handle("k", "7 days, 2B tokens")
+    assert (r.request["deadline_days"], r.request["train_tokens"]) == (7.0, 1e9)
+    assert "dialogue.notice.kept" in notice_ids(r)  # said, with how to change it
 
 
 def test_an_opening_typed_at_the_model_question_keeps_all_its_answers() -> None:

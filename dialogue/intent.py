@@ -1,0 +1,54 @@
+"""What a text typed at a question is before it is read as an answer: a click on one of the
+question's buttons, or a question about the question (help, and on which topic).
+
+Why apart from ``dialogue/turn.py``: these are pure tests of the text against the
+question's slot and buttons; the turn routes on them (a click is never taken for a typed
+answer's language, a question about the question changes nothing).
+"""
+
+from __future__ import annotations
+
+from dialogue.conversation import Conversation
+from dialogue.slots import ALIASES, SLOTS
+from dialogue.understand import names, negation
+from dialogue.understand.text import fold
+
+__all__ = ["NAV_VALUES", "asks", "clicked", "topic"]
+
+
+def asks(text: str, state: str) -> bool:
+    """A question about the question is help, not an answer; at the model question, where a
+    sentence is read for its answers ('can you size llama 3.1 70b for 50 users?'), only a
+    request for an explanation ('what is ...', 'why ...') is."""
+    if state == "model":
+        return negation.asks_about(text)
+    if names.unsure(text):  # 'dunno?' leaves it to the bot (its default, or how to guess)
+        return False
+    if not SLOTS[state].numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
+        return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer
+    return negation.is_question(text)
+
+
+def topic(text: str) -> str | None:
+    """The question a question is about ('what is int4?' -> int4), if it names one."""
+    words = f" {fold(text).rstrip('?')} "
+    for alias, slot in sorted(ALIASES.items(), key=lambda kv: -len(kv[0])):
+        if f" {alias} " in words:
+            return slot
+    return None
+
+
+NAV_VALUES = frozenset({"back", "help", "restart", "cancel",
+                         *(f"change {s.aliases[0]}" for s in SLOTS.values())})
+
+
+def clicked(conv: Conversation, text: str) -> bool:
+    """Whether ``text`` is a button's value (a choice of the question, a proposal's option,
+    or navigation)."""
+    if text in NAV_VALUES:
+        return True
+    proposal = conv.proposals.get(conv.state)
+    if proposal is not None and text in {o.value for o in proposal.options}:
+        return True
+    slot = SLOTS.get(conv.state)
+    return slot is not None and text in {c.value for c in slot.choices(conv.answers)}
