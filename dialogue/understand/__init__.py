@@ -4,8 +4,10 @@ Each module holds one kind of understanding: ``text`` (folding accents and case,
 shape every reader works on), ``numbers`` (quantities, on top of :mod:`engine.units`),
 ``models`` (a model named exactly, or proposed for confirmation), ``custom`` (a model given
 by its parameter counts), ``config`` (by its config.json), ``names`` (workloads, GPUs,
-links), ``load`` (the customer's terms: per-user speed, requests per second, a headcount, a
-batch job, owned hardware), ``negation`` (meaning: yes and no, what a negation covers,
+links), ``unknown`` (a GPU the catalog lacks, named where a GPU goes), ``load`` (the
+customer's terms: per-user speed, requests per second, a headcount and its share at once,
+a batch job, owned hardware), ``dates`` (a deadline as a date), ``dataset`` (a training set
+in examples and epochs), ``negation`` (meaning: yes and no, what a negation covers,
 questions, corrections), ``commands`` (navigation, valid at every question), ``language``
 (which language a message is in, or asks for) and ``opening`` (several answers in one
 sentence). Every reader returns a plain value or raises :class:`dialogue.errors.ParseError`
@@ -25,5 +27,6 @@ def warm() -> None:
 
     opening.extract("llama 70b inference 64 users, sorry 128, 8k context 30 tok/s per user "
                     "on our 4x L40S over InfiniBand NDR, 200 employees, 20 requests per second")
-    names.gpu("h100")
+    opening.extract("lora on 20k examples of 1k tokens, 2 epochs, this week, on 8x B300")
+    names.gpu("h100")  # and above, an unknown GPU: the nearest names' look-up
     names.interconnect("100 GbE")
