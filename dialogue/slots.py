@@ -264,7 +264,10 @@ SLOTS: dict[str, Slot] = {
              ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
-             readers.read_load, _concurrencies),
+             readers.read_load, _concurrencies,
+             # only a headcount over a period is kept without a load ('2 million monthly
+             # users'): said beside the question, which asks how many of them at once
+             was="dialogue.question.was_people"),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, _contexts,

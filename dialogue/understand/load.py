@@ -87,13 +87,13 @@ def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | Non
     return None if q is None or q[1] or q[0] <= 0 else q[0]
 
 
-def _group(m: re.Match[str], name: str) -> str:
+def group(m: re.Match[str], name: str) -> str:
     return m.groupdict().get(name) or ""
 
 
 def _rate(lo: float, hi: float, key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = number(_group(m, "n"), Kind.RATE)
+        v = number(group(m, "n"), Kind.RATE)
         return {key: v} if v is not None and lo <= v <= hi else None
     return read
 
@@ -103,8 +103,8 @@ def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Con
 
 
 def _per_second(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(_group(m, "n"), Kind.RATE)
-    unit = _group(m, "unit") or "s"
+    v = number(group(m, "n"), Kind.RATE)
+    unit = group(m, "unit") or "s"
     if v is None:
         return None
     rps = v / _SECONDS.get(unit.rstrip("s") if unit not in _SECONDS else unit, 1)
@@ -119,14 +119,14 @@ def _tokens(text: str) -> int | None:
 
 def _length(key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = _tokens(_group(m, "n") or _group(m, "m") or _group(m, "k"))
+        v = _tokens(group(m, "n") or group(m, "m") or group(m, "k"))
         return {key: v} if v is not None else None
     return read
 
 
 def _in_out(m: re.Match[str], ctx: Context) -> Reading | None:
     """'1k in / 300 out': the prompt and the answer lengths together."""
-    prompt, answer = _tokens(_group(m, "n")), _tokens(_group(m, "m"))
+    prompt, answer = _tokens(group(m, "n")), _tokens(group(m, "m"))
     return {"prompt_tokens": prompt, "output_tokens": answer} \
         if prompt is not None and answer is not None else None
 
@@ -138,7 +138,7 @@ def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
 def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
     """People in total, of one headcount or of several joined by 'and' ('2000 nurses and
     300 doctors'), with the share of them assumed at once."""
-    values = [number(_group(m, "n") or _group(m, "m")) for m in ms]
+    values = [number(group(m, "n") or group(m, "m")) for m in ms]
     if any(v is None or v != int(v) for v in values):
         return None
     people = int(sum(v or 0.0 for v in values))
@@ -160,40 +160,8 @@ JOINED = re.compile(r"\s*(?:(?:\+|&|and|et|plus|as well as|ainsi que)\s+)?"
 def many_users(m: re.Match[str], ctx: Context) -> Reading | None:
     """'1 million users' of a chatbot: more than are ever in flight at once, so a headcount
     (a count of users up to the engine's bound is read as requests at once, as said)."""
-    v = number(_group(m, "n"))
+    v = number(group(m, "n"))
     return _headcount(m, ctx) if v is not None and v > CONCURRENCY_MAX else None
-
-
-#: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
-_FRACTIONS = {"half": 1 / 2, "a half": 1 / 2, "la moitie": 1 / 2, "moitie": 1 / 2,
-              "a third": 1 / 3, "one third": 1 / 3, "un tiers": 1 / 3, "a quarter": 1 / 4,
-              "one quarter": 1 / 4, "un quart": 1 / 4, "a fifth": 1 / 5,
-              "un cinquieme": 1 / 5, "a tenth": 1 / 10, "un dixieme": 1 / 10}
-SHARE = (r"(?:(?P<a>\d+)\s*(?:in|out of|sur|/)\s*(?P<b>\d+)"
-         r"|(?P<pct>\d+(?:[.,]\d+)?)\s*(?:%|percent|per cent|pour\s?cent)"
-         rf"|(?P<frac>{'|'.join(sorted(_FRACTIONS, key=len, reverse=True))}))")
-#: What says the share is of people at once (not of a budget, not of a context).
-ACTIVE = (r"(?:at once|at the same time|at any (?:one )?time|concurren\w*|simultane\w*"
-          r"|en meme temps|a la fois|en parallele|in parallel|en simultane|actif\w*|active"
-          r"|online|en ligne|connecte\w*|connected|at peak|au pic|aux heures de pointe)")
-
-
-def share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
-    """'300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people in
-    total and how many of them at once, both as said (nothing assumed)."""
-    people = number(_group(m, "n"))
-    a, b, pct, frac = (_group(m, k) for k in ("a", "b", "pct", "frac"))
-    if people is None or people != int(people) or not 2 <= people <= 10_000_000:
-        return None
-    share = (int(a) / int(b) if a and b and int(b) else
-             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac))
-    if share is None or not 0 < share <= 1:
-        return None
-    n = at_once(int(people), share)
-    if n > CONCURRENCY_MAX:
-        raise ParseError(msg("dialogue.error.headcount_peak", people=int(people), n=n,
-                             share=share, hi=CONCURRENCY_MAX))
-    return {"users_total": int(people), "concurrency": n}
 
 
 def at_once(headcount: int, share: float | None = None) -> int:
@@ -202,7 +170,7 @@ def at_once(headcount: int, share: float | None = None) -> int:
 
 
 def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(_group(m, "n"))
+    v = number(group(m, "n"))
     if v is None or v != int(v):
         return None
     if not 1 <= v <= GPUS_PER_NODE_MAX:  # '17 GPUs per node': said why, not left unused
@@ -212,14 +180,14 @@ def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _nodes_owned(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(_group(m, "n"))
+    v = number(group(m, "n"))
     return {"nodes_owned": int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000 \
         else None
 
 
 def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(_group(m, "n"), Kind.RATE)
-    unit = _group(m, "unit")
+    v = number(group(m, "n"), Kind.RATE)
+    unit = group(m, "unit")
     if v is None:
         return None
     seconds = v / 1000 if unit == "ms" else v
@@ -227,11 +195,11 @@ def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
-    docs = number(_group(m, "n"))
+    docs = number(group(m, "n"))
     if docs is None or docs != int(docs) or not 1 <= docs <= 1e12:
         return None
     out: Reading = {"documents": int(docs)}
-    each = number(_group(m, "m"), Kind.CONTEXT) if _group(m, "m") else None
+    each = number(group(m, "m"), Kind.CONTEXT) if group(m, "m") else None
     if each is not None and each == int(each) and 1 <= each <= 10_000_000:
         out["document_tokens"] = int(each)
     return out
@@ -384,14 +352,3 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|accelerateurs?|devices?)\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
-#: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
-#: share of them at once, said together (before 'users' is read as requests at once)
-SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
-    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?(?:nos|our|the|ses|leurs|their)\s+)?(?:{HEADS}|people"
-    r"|persons|personnes|users?|utilisateurs?)\b(?:\s+(?:with|of which|of whom|dont|avec"
-    r"|where|and|et|but|mais|about|around|environ|roughly|maybe|typically|usually|so|donc))*"
-    rf"\s+(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
-    r"|d'entre elles|parmi eux))?(?:\s+(?:are|is|sont|est|will be|seront|being|etant"
-    rf"|would be|serait|seraient))?\s+{ACTIVE}(?:\s+{ACTIVE})?"), share_at_once,
-    cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
-          "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))

@@ -50,6 +50,7 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                 r"|reglage fin|post-?train\w*|instruction[- ]tun\w*",
     "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
     "inference": r"inferenc\w*|inferanc\w*|inferrenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*"
+                 r"|assistants?|copilot\w*|bots?"
                  r"|api|production|rag|host\w*"
                  r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner"
                  r"|summari[sz]\w*|resum(?:er|ons|ez|e)|translat\w*|tradu(?:ire|isons|isez)",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import custom, dataset, dates, load, models, names, numbers
+from dialogue.understand import audience, custom, dataset, dates, load, models, names, numbers
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
@@ -156,8 +156,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
                                                 ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
-    load.SHARE_OF_PEOPLE, _MANY_USERS, *_OWN[1:5], _BY_NAME[("users_total", "concurrency")],
-    *_OWN[5:],
+    audience.SHARE_OF_PEOPLE, audience.OVER_A_PERIOD, _MANY_USERS, *_OWN[1:5],
+    _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
     _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
 )
 _NOISE = re.compile(
@@ -175,7 +175,7 @@ _NOISE = re.compile(
     r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
     r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
     r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
-    r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un)"
+    r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui)"
     r"(?:\b|(?<='))"
 )
 

@@ -1,0 +1,94 @@
+"""How many people, and how many of them at once, as people say it: a share said with a
+headcount ('300 users, 1 in 3 at once', 'dont 20 % simultanés') and people counted over a
+period ('2 million monthly users', '50k DAU', 'utilisateurs mensuels').
+
+Why apart from ``dialogue/understand/load.py``: both turn a count of people into a load
+without the assumed share of a bare headcount. A share said is taken as said; people
+counted over a month or a day are never a share of anything at once (the peak is a small
+and unknown part of them, no sourced ratio exists), so the peak question is asked, with the
+headcount noted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogue.errors import ParseError
+from dialogue.understand.load import (
+    HEADS,
+    Context,
+    N,
+    Reading,
+    Recogniser,
+    at_once,
+    group,
+    number,
+)
+from dialogue.understand.numbers import CONCURRENCY_MAX
+from engine.wording import msg
+
+__all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE"]
+
+
+#: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
+_FRACTIONS = {"half": 1 / 2, "a half": 1 / 2, "la moitie": 1 / 2, "moitie": 1 / 2,
+              "a third": 1 / 3, "one third": 1 / 3, "un tiers": 1 / 3, "a quarter": 1 / 4,
+              "one quarter": 1 / 4, "un quart": 1 / 4, "a fifth": 1 / 5,
+              "un cinquieme": 1 / 5, "a tenth": 1 / 10, "un dixieme": 1 / 10}
+SHARE = (r"(?:(?P<a>\d+)\s*(?:in|out of|sur|/)\s*(?P<b>\d+)"
+         r"|(?P<pct>\d+(?:[.,]\d+)?)\s*(?:%|percent|per cent|pour\s?cent)"
+         rf"|(?P<frac>{'|'.join(sorted(_FRACTIONS, key=len, reverse=True))}))")
+#: What says the share is of people at once (not of a budget, not of a context).
+ACTIVE = (r"(?:at once|at the same time|at any (?:one )?time|concurren\w*|simultane\w*"
+          r"|en meme temps|a la fois|en parallele|in parallel|en simultane|actif\w*|active"
+          r"|online|en ligne|connecte\w*|connected|at peak|au pic|aux heures de pointe)")
+
+
+def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
+    """'300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people in
+    total and how many of them at once, both as said (nothing assumed)."""
+    people = number(group(m, "n"))
+    a, b, pct, frac = (group(m, k) for k in ("a", "b", "pct", "frac"))
+    if people is None or people != int(people) or not 2 <= people <= 10_000_000:
+        return None
+    share = (int(a) / int(b) if a and b and int(b) else
+             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac))
+    if share is None or not 0 < share <= 1:
+        return None
+    n = at_once(int(people), share)
+    if n > CONCURRENCY_MAX:
+        raise ParseError(msg("dialogue.error.headcount_peak", people=int(people), n=n,
+                             share=share, hi=CONCURRENCY_MAX))
+    return {"users_total": int(people), "concurrency": n}
+
+
+
+#: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
+#: share of them at once, said together (before 'users' is read as requests at once)
+SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
+    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?(?:nos|our|the|ses|leurs|their)\s+)?(?:{HEADS}|people"
+    r"|persons|personnes|users?|utilisateurs?)\b(?:\s+(?:with|of which|of whom|dont|avec"
+    r"|where|and|et|but|mais|about|around|environ|roughly|maybe|typically|usually|so|donc))*"
+    rf"\s+(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
+    r"|d'entre elles|parmi eux))?(?:\s+(?:are|is|sont|est|will be|seront|being|etant"
+    rf"|would be|serait|seraient))?\s+{ACTIVE}(?:\s+{ACTIVE})?"), _share_at_once,
+    cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
+          "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))
+
+
+def _over_a_period(m: re.Match[str], ctx: Context) -> Reading | None:
+    people = number(group(m, "n"))
+    if people is None or people != int(people) or not 2 <= people <= 1e9:
+        return None
+    return {"users_total": int(people)}
+
+
+#: '2 million monthly users', '50k DAU', '300 000 utilisateurs mensuels': people in total,
+#: the peak at once asked (never the share a bare headcount assumes)
+OVER_A_PERIOD = Recogniser(("users_total",), re.compile(
+    rf"{N}\s*(?:(?:monthly|daily|weekly)\s+(?:active\s+)?(?:users?|visitors?|customers?)"
+    r"|(?:mau|dau|wau)\b|(?:utilisateurs?|visiteurs?|clients?)\s+(?:actifs?\s+)?(?:mensuels?"
+    r"|quotidiens?|hebdomadaires?|par (?:mois|jour|semaine)|chaque (?:mois|jour|semaine)))"),
+    _over_a_period,
+    cues=("monthly", "daily", "weekly", "mau", "dau", "wau", "mensuel", "quotidien",
+          "hebdo", "par mois", "par jour", "par semaine", "chaque"))
