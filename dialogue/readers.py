@@ -112,8 +112,24 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     return {"concurrency": n}
 
 
+def sizeless_batch(a: Answers) -> bool:
+    """A batch job said without its documents' size ('10k contracts by Friday'): the context
+    question asks it, and its answer is the documents' length."""
+    return "documents" in a and "document_tokens" not in a
+
+
 def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
-    """A context length, or prompt and answer lengths (their sum is the context)."""
+    """A context length, or prompt and answer lengths (their sum is the context); for a
+    batch job without its documents' size, the size of each document."""
+    got = _read_context(t, a, lang, today)
+    if sizeless_batch(a):
+        size = got.get("context") or got.get("prompt_tokens")
+        if isinstance(size, int):
+            return {"document_tokens": size}
+    return got
+
+
+def _read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     got = _phrases(t, a, lang, today, ("context", "prompt_tokens", "output_tokens"))
     if "context" not in got and ("prompt_tokens" in got or "output_tokens" in got):
         return got  # the engine takes the context they make (and the share it assumes)

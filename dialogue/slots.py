@@ -62,6 +62,8 @@ class Slot:
     keeps: tuple[str, ...] = ()
     #: how an answer the other answers no longer allow is shown with the question again
     was: str = "dialogue.question.was"
+    #: the question's wording for these answers, when it has more than one
+    asks: Callable[[Answers], str] | None = None
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -73,7 +75,8 @@ class Slot:
         return msg(f"dialogue.slot.{self.name}.label")
 
     def ask(self, answers: Answers) -> Message:
-        return msg(f"dialogue.slot.{self.name}.ask", **self.ask_params(answers))
+        ident = self.asks(answers) if self.asks else f"dialogue.slot.{self.name}.ask"
+        return msg(ident, **self.ask_params(answers))
 
     @cached_property
     def help(self) -> Message:
@@ -272,7 +275,11 @@ SLOTS: dict[str, Slot] = {
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, _contexts,
              ask_params=lambda a: {"model": readers.model_name(a),
-                                   "limit": readers.context_limit(a) or 0}),
+                                   "limit": readers.context_limit(a) or 0,
+                                   "documents": int(a.get("documents") or 0)},
+             # a batch job said without its documents' size: its prompts are the documents
+             asks=lambda a: "dialogue.slot.context.ask_documents" if readers.sizeless_batch(a)
+             else "dialogue.slot.context.ask"),
         Slot("target_tokens_per_s", ("target", "throughput", "tok/s", "tokens per second",
                                      "speed", "objectif", "debit", "cible", "vitesse"), True,
              serving, readers.read_speed, _menu(_speeds_menu), default=_speed_default,

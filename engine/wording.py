@@ -15,6 +15,8 @@ Templates use ``str.format`` fields whose format spec names a unit formatter fro
 :data:`engine.units.FORMATS`: ``"{weights:size} = {share:pct} of {vram:size}"``. Other specs:
 
 * ``{n:plural(node|nodes)}``: the word for ``n`` (French counts 0 and 1 as singular);
+* ``{n:de:tokens}``: in French, 'de' after a figure ending in a scale word ('10 M de
+  documents', but '5 000 documents'); in English the figure alone;
 * ``{items:list}``: a list of messages or strings joined as "a, b and c" / "a, b et c";
 * a parameter that is itself a :class:`Message` is rendered in the same language;
 * a plain string is inserted as it is (names of models and GPUs are not translated).
@@ -194,6 +196,9 @@ class _Formatter(string.Formatter):
                 return said
             article = _article(said)
             return f"{article.capitalize() if format_spec[0] == 'A' else article} {said}"
+        if format_spec.startswith("de:"):  # French 'de' after a scale word only
+            said = self.format_field(value, format_spec[3:])
+            return f"{said} de" if self.lang == "fr" and said[-1:].isalpha() else said
         plural = _PLURAL.match(format_spec)
         if plural is not None:
             n = float(value)

@@ -317,13 +317,10 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
 
 def _batch(rest: str, ctx: Context, found: Found) -> str:
     """A batch job's deadline ('by Friday', 'in 3 days') once documents were named; a job
-    without one is refused with what to add (the deadline decides the throughput)."""
+    without one is refused with what to add (the deadline decides the throughput). The
+    documents' size, when not said, is asked by the context question."""
     if "documents" not in found.answers:
-        return rest
-    if "document_tokens" not in found.answers:
-        found.refusals.append(ParseError(msg("dialogue.error.batch_tokens")))
-        del found.answers["documents"]
-        return rest
+        return rest  # (without their size, the context question asks it)
     m = load.BATCH_WHEN.search(rest)
     days = load.batch_days(rest, ctx) if m is not None else None
     if m is None and isinstance(found.answers.get("deadline_days"), float):
