@@ -100,8 +100,20 @@ def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
     return got
 
 
+def undated_batch(a: Answers) -> bool:
+    """A batch job said without its deadline ('10M documents of 2k tokens'): the load
+    question asks it."""
+    return "documents" in a and "batch_days" not in a
+
+
 def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
-    """'64', '64 users', '200 employees', '20 requests per second', a batch job."""
+    """'64', '64 users', '200 employees', '20 requests per second', a batch job; for a batch
+    job said without its deadline, the deadline ('by Friday', 'in 3 days') keeps the job."""
+    if undated_batch(a):
+        days = load.batch_days("by " + words(t).removeprefix("by "), load.Context(lang, today))
+        if days is not None:
+            return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
+                "batch_days": days}
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
     if got:
         return got

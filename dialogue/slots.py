@@ -78,6 +78,11 @@ class Slot:
         ident = self.asks(answers) if self.asks else f"dialogue.slot.{self.name}.ask"
         return msg(ident, **self.ask_params(answers))
 
+    def worded_for(self, answers: Answers) -> bool:
+        """Whether the question is worded for these answers (a batch job's deadline): it
+        says what it keeps itself, so no '(now: ...)' is shown beside it."""
+        return self.asks is not None and self.asks(answers) != f"dialogue.slot.{self.name}.ask"
+
     @cached_property
     def help(self) -> Message:
         return msg(f"dialogue.slot.{self.name}.help")
@@ -270,7 +275,11 @@ SLOTS: dict[str, Slot] = {
              readers.read_load, _concurrencies,
              # only a headcount over a period is kept without a load ('2 million monthly
              # users'): said beside the question, which asks how many of them at once
-             was="dialogue.question.was_people"),
+             was="dialogue.question.was_people",
+             ask_params=lambda a: {"documents": int(a.get("documents") or 0)},
+             # a batch job said without its deadline: the question asks it
+             asks=lambda a: "dialogue.slot.concurrency.ask_deadline"
+             if readers.undated_batch(a) else "dialogue.slot.concurrency.ask"),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, _contexts,
@@ -337,8 +346,9 @@ def valid(slot: str, answers: Answers) -> bool:
             return "prompt_tokens" in answers or "output_tokens" in answers or (
                 "document_tokens" in answers)
         return isinstance(v, int) and not isinstance(v, bool) and (limit is None or v <= limit)
-    if slot == "concurrency":
-        return any(k in answers for k in ("concurrency", "requests_per_s", "documents"))
+    if slot == "concurrency":  # a batch job is a load once it has its deadline
+        return any(k in answers for k in ("concurrency", "requests_per_s")) or (
+            "documents" in answers and "batch_days" in answers)
     if slot == "target_tokens_per_s":
         return any(k in answers for k in ("target_tokens_per_s", "per_user_tokens_per_s",
                                           "documents"))

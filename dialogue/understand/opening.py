@@ -316,9 +316,9 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
 
 
 def _batch(rest: str, ctx: Context, found: Found) -> str:
-    """A batch job's deadline ('by Friday', 'in 3 days') once documents were named; a job
-    without one is refused with what to add (the deadline decides the throughput). The
-    documents' size, when not said, is asked by the context question."""
+    """A batch job's deadline ('by Friday', 'in 3 days') once documents were named. Without
+    one, the documents are kept and the load question asks it (the deadline decides the
+    throughput); without their size, the context question asks that."""
     if "documents" not in found.answers:
         return rest  # (without their size, the context question asks it)
     m = load.BATCH_WHEN.search(rest)
@@ -326,12 +326,11 @@ def _batch(rest: str, ctx: Context, found: Found) -> str:
     if m is None and isinstance(found.answers.get("deadline_days"), float):
         found.answers["batch_days"] = found.answers.pop("deadline_days")  # 'within 2 days'
         return rest
-    if days is None:
+    if days is None:  # kept: the load question asks the deadline ('by sometime' is refused)
         said = m.group(0).strip() if m is not None else ""
-        key = "dialogue.error.batch_when" if said else "dialogue.error.batch_deadline"
-        found.refusals.append(ParseError(msg(key, text=shown(said))))
-        del found.answers["documents"]
-        found.answers.pop("document_tokens", None)
+        if said:
+            found.refusals.append(ParseError(msg("dialogue.error.batch_when",
+                                                 text=shown(said))))
         return rest
     found.answers["batch_days"] = days
     found.answers.pop("deadline_days", None)
