@@ -102,10 +102,12 @@ _OWN: tuple[Recogniser, ...] = (
         cues=("token", "jeton")),
     Recogniser(("deadline_days",), _rx(
         rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
-        r"(?:days?|weeks?|months?|years?|jours?|semaines?|mois|ans|annees?)\b"
-        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),
+        r"(?:days?|weeks?|months?|years?|hours?|hrs?|jours?|semaines?|mois|ans|annees?|heures?)\b"
+        r"(?!\s+(?:a|an|per|par|each|every|chaque)\s+(?:day|week|month|jour|semaine|mois)\b)"
+        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),  # not '8 hours a day'
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
-        cues=("day", "week", "month", "year", "jour", "semaine", "mois", "an")),
+        cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
+              "heure")),
     Recogniser(("int4",), _rx(
         r"\b(?:no|not|never|without|sans|pas d'|pas de|pas|jamais|avoid\w*|eviter?|rather not"
         r"(?: use)?|don't want|ni)\s*(?:(?:at|in|en|a)\s+)?(?:l')?(?:int4|4-?bits?|4 bits?"
