@@ -352,3 +352,21 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|accelerateurs?|devices?)\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
+
+
+#: What spreads GPUs over servers: '16 H200 across 2 nodes', '16 H100 réparties sur 2 nœuds'
+#: (both spans already read: the GPUs' and the servers' are '|' in what is left).
+_SPREAD = re.compile(r"\|\s+(?:across|over|spread over|split over|on|in|sur|en|dans"
+                     r"|reparti\w*\s+sur)\s+\|")
+
+
+def spread(rest: str, answers: dict[str, AnswerValue]) -> str:
+    """GPUs counted over the servers they said they have are per node divided by the
+    servers ('16 H200 across 2 nodes': 8 per node), when the count divides."""
+    m = _SPREAD.search(rest)
+    gpus, nodes = answers.get("gpus_per_node"), answers.get("nodes_owned")
+    if m is None or not isinstance(gpus, int) or not isinstance(nodes, int) or nodes < 2 \
+            or gpus % nodes:
+        return rest
+    answers["gpus_per_node"] = gpus // nodes
+    return rest[: m.start()] + "| |" + rest[m.end():]

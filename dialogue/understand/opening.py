@@ -223,7 +223,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
     rest = _by_date(rest, ctx, found)
-    rest = names.find_gpu(rest, found.answers)
+    rest = load.spread(names.find_gpu(rest, found.answers), found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
     rest = dataset.epochs(rest, found.answers)  # '50M tokens, 3 epochs': 150M
     rest = _workload(rest, found)
