@@ -158,7 +158,8 @@ def refuse(out: Outcome, exc: ParseError) -> None:
 
 def option_for(conv: Conversation, said: str) -> Option | None:
     """The pending proposal's option a text picks: its value, or its label typed in either
-    language ('Llama 3.1 70B', 'Aucun de ceux-là')."""
+    language ('Llama 3.1 70B', 'Aucun de ceux-là'), or the words of one label no other has
+    ('per user' of '30 tok/s per user' beside '30 tok/s in total')."""
     proposal = conv.proposals.get(conv.state)
     if proposal is None:
         return None
@@ -166,7 +167,10 @@ def option_for(conv: Conversation, said: str) -> Option | None:
     for o in proposal.options:
         if said.strip() == o.value or want == fold(o.value) or want in label_forms(o.label):
             return o
-    return None
+    words = f" {' '.join(want.strip(' ?!.').split())} "
+    holding = [o for o in proposal.options
+               if words.strip() and any(words in f" {form} " for form in label_forms(o.label))]
+    return holding[0] if len(holding) == 1 else None
 
 
 def choose(option: Option, turn: Turn, out: Outcome) -> bool:

@@ -183,9 +183,16 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     can = changeable(_plan(conv))
     slots = list(dict.fromkeys(KEYS[k].slot for k in said))
     first = next((s for s in ("model", "workload") if s in slots or s in found.unsure), None)
-    if first is not None:  # 'and for llama 3.1 8b?': which questions exist may change
+    unsure = next((s for s in found.unsure if s in can), None)
+    if first is not None:  # 'and for llama 3.1 8b?': asked as its 'change'
         _change(Command("change", first, raw=first, value=text), turn, out, today)
-    elif slots and not found.refusals and all(s in can for s in slots):
+    elif unsure is not None:  # 'what about 30 tok/s?': per user or in total, asked there
+        fire("change", turn, unsure)
+        reading.propose(conv, found.unsure[unsure])
+        _stay(turn, out)
+    elif found.refusals:  # 'what about 500000 users?': said why, nothing changes
+        reading.refuse(out, found.refusals[0])
+    elif slots and all(s in can for s in slots):
         for slot in slots:
             fire("change", turn, slot)
             reading.put(conv, slot, {k: v for k, v in said.items() if KEYS[k].slot == slot},
