@@ -69,6 +69,7 @@ class Turn:
         self.conv.answers.clear()
         self.conv.sources.clear()
         self.conv.history.clear()
+        self.conv.reask.clear()
 
 
 class To:
