@@ -177,7 +177,8 @@ _NOISE = re.compile(
     r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
     r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
     r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
-    r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui)"
+    r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
+    r"coding|code|support)"
     r"(?:\b|(?<='))"
 )
 
