@@ -4,7 +4,8 @@ No Slack here: faces (``bot/``) call :class:`Dialogue` and render the :class:`Re
 returns, in the reply's language, with their layered catalog. Conversations live in a
 ``Store`` (Redis, or memory for the console and tests). ``command(text)`` tells a face
 whether a text is navigation (back, help, change, restart, cancel, a language) before it
-decides where the text goes. docs/architecture.md shows the rooms.
+decides where the text goes; ``follow_up(text)`` whether a text typed after a card is about
+it ('what about 128 users?') rather than a new sizing. docs/architecture.md shows the rooms.
 """
 
 from dialogue.conversation import Conversation
@@ -19,7 +20,7 @@ from dialogue.errors import (
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply
 from dialogue.service import Dialogue
 from dialogue.store import MemoryStore, RedisStore, Store
-from dialogue.turn import command
+from dialogue.turn import command, follow_up
 
 __all__ = [
     "AnswerView",
@@ -39,4 +40,5 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "command",
+    "follow_up",
 ]

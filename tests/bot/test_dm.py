@@ -117,6 +117,10 @@ def test_a_whole_dm_sizing_answered_at_top_level_then_a_new_one(
     # a change typed at top level refers to the finished sizing: the card is recomputed
     card = _answer(bot, fake, q_ts, "change gpu to H200")
     assert is_card(card) and "H200" in json.dumps(card["blocks"])
+    # so does an answer typed without 'change', naming no model: the same card, recomputed
+    card = _answer(bot, fake, q_ts, "what about 128 users?")
+    assert is_card(card) and "128" in json.dumps(card["blocks"])
+    assert list(fake.messages[DM]) == [q_ts]  # no new sizing was started
     # a top-level message after the card starts a new sizing: a new question below it
     before = set(fake.messages[DM])
     _say(bot, "llama 3.1 8b inference")

@@ -33,9 +33,10 @@ from bot.slack.flows.start import Start, start
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
 from bot.slack.payloads import MessageDelivery, SharedFile
-from dialogue import StoreUnavailable, command
+from dialogue import StoreUnavailable, command, follow_up
 
-# typed to a finished DM sizing at top level, these refer to it (they cannot open a sizing)
+# typed to a finished DM sizing at top level, these refer to it (they cannot open a sizing);
+# so does a text that gives answers and names no model (``dialogue.follow_up``)
 DONE_COMMANDS = frozenset({"change", "back"})
 
 
@@ -104,6 +105,8 @@ def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
     if conv is not None and (
         d.thread_ts or not finished(conv)
         or (conv.state == "done" and cmd is not None and cmd.kind in DONE_COMMANDS)
+        or (conv.state == "done" and cmd is None and chosen is None
+            and follow_up(typed, conversation_lang(conv)))  # 'what about 128 users?'
     ):
         _apply(face, t, key, d, chosen, aud)
         return
