@@ -88,9 +88,12 @@ def _steps(policy: Policy, b: int, osl: float) -> tuple[float, float, float]:
 
 
 def _queue(policy: Policy, n_mix: float) -> float:
-    """TTFT over one prefill: the prompts a request waits behind (aiconfigurator's factor)."""
+    """TTFT over one prefill: the prompts a request waits behind (aiconfigurator's factor),
+    never more than the mean wait of ``n_mix`` requests arriving together and prefilled one
+    at a time, ``(n_mix + 1) / 2``: a lone request waits behind no one (the factor's own
+    premise; it changes one or two requests per copy only)."""
     return min(policy.ttft_queue_base + (n_mix - 3.0) * policy.ttft_queue_slope,
-               policy.ttft_queue_max)
+               policy.ttft_queue_max, (n_mix + 1.0) / 2.0)
 
 
 def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float, *,

@@ -42,11 +42,13 @@ def test_in_flight_batching_slows_each_token_as_the_batch_grows() -> None:
     f = build_facts(SizingRequest(model="llama-3.1-70b"), CAT)
     sm = step_model(f.model, f.params, f.kernels, f.fabric, f.policy, precision="fp8",
                     kv_precision="bf16", tp=8, pp=1, spans_nodes=False, gpus_per_node=8)
-    one, many = (serve(sm, f.policy, b, 6144.0, 2048.0) for b in (1, 64))
+    one, two, many = (serve(sm, f.policy, b, 6144.0, 2048.0) for b in (1, 2, 64))
     assert one.tpot_s == pytest.approx(one.decode_step_s, rel=0.01)  # batch 1: decode only
     assert many.tpot_s / many.decode_step_s > 1.1  # mixed steps carry prompts
-    # TTFT = one prefill x the queueing factor min(2 + (N_mix - 3) / 20, 4)
-    assert one.ttft_s == pytest.approx(one.prefill_s * 1.9, rel=1e-6)
+    # TTFT = one prefill x the queueing factor min(2 + (N_mix - 3) / 20, 4, (N_mix + 1) / 2):
+    # a lone request waits behind no prompt, two arriving together wait half a prefill
+    assert one.ttft_s == pytest.approx(one.prefill_s, rel=1e-6)
+    assert two.ttft_s == pytest.approx(two.prefill_s * 1.5, rel=1e-6)
     assert many.ttft_s == pytest.approx(many.prefill_s * min(2 + 61 / 20, 4), rel=1e-6)
     assert many.tokens_per_s > one.tokens_per_s
     assert many.requests_per_s == pytest.approx(many.tokens_per_s / 2047)
