@@ -282,14 +282,23 @@ def _as_seen(side: Message, rec: Recommendation, ttft: bool) -> Message:
     return msg("dialogue.shape.at_speed", shape=side, rate=n.per_user_tokens_per_s)
 
 
+def _misses(rec: Recommendation, answers: Answers) -> bool:
+    """Whether an answer serves each user slower, or the first token later, than asked."""
+    n, speed, ttft = rec.numbers, answers.get("per_user_tokens_per_s"), answers.get("ttft_s")
+    return bool((isinstance(speed, int | float) and n.per_user_tokens_per_s is not None
+                 and n.per_user_tokens_per_s < speed)
+                or (isinstance(ttft, int | float) and n.ttft_s is not None and n.ttft_s > ttft))
+
+
 def int4_tradeoff(plan: Plan) -> Message:
     """'With INT4 weights, one node; keeping FP8, 2 copies of one node (2 nodes).' Said
     before the question, so the person knows what they are trading; on the same hardware
-    both ways, what each user sees on each side (the trade is then the speed, or the first
+    both ways, or when one side misses what was asked (fewer nodes that serve each user
+    too slowly are no saving), what each user sees on each side (the speed, and the first
     token when a bound on it was asked)."""
     four, kept = plan.recommendation(allow_int4=True), plan.recommendation(allow_int4=False)
     sides = [shape(four), shape(kept)]
-    if sides[0] == sides[1]:  # the same hardware: what differs is what each user sees
+    if sides[0] == sides[1] or any(_misses(r, plan.answers) for r in (four, kept)):
         sides = [_as_seen(s, r, "ttft_s" in plan.answers) for s, r in zip(sides, (four, kept),
                                                                            strict=True)]
     return msg("dialogue.notice.int4_tradeoff", int4=sides[0], fp8=sides[1],

@@ -47,7 +47,8 @@ _APIECE = (r"(?:each|apiece|chacun|chacune|par tete)\b"
 #: a bound's lead-in words ('in', 'under', 'moins de', 'max') and a duration in seconds,
 #: its unit maybe stuck to the number ('500ms', '2s')
 _WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|moins d'|de|d'|:|=|max"
-           r"|at most|au plus|less than|is|est|d'au plus|inferieure? a)\s*)*")
+           r"|at most|au plus|less than|is|est|d'au plus|inferieure? a|pas plus de|pas plus d'"
+           r"|no more than|not more than)\s*)*")
 _SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
          r"\b")
 _TOK = r"(?:tokens?|toks?|jetons?)"
@@ -285,6 +286,11 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser(("ttft_s",), re.compile(
         rf"\b(?:first token|ttft|time to first token|time-to-first-token|premier (?:token|jeton)"
         rf"|temps (?:avant|jusqu'au) premier (?:token|jeton))\s*{_WITHIN}{_SECS}"), _ttft,
+        cues=("token", "ttft", "jeton")),
+    # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'
+    Recogniser(("ttft_s",), re.compile(
+        rf"{_WITHIN}{_SECS}\s*(?:pour|for|to|avant|before|until|jusqu'au|au)\s+(?:le\s+|the\s+)?"
+        rf"(?:first token|ttft|premier (?:token|jeton))\b"), _ttft,
         cues=("token", "ttft", "jeton")),
     # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
     # token (streamed answers); assumed, so the reply says so and offers the change

@@ -92,7 +92,7 @@ _OWN: tuple[Recogniser, ...] = (
         cues=("context", "ctx")),
     Recogniser(("context",), _rx(
         rf"\b(?:contexte?s?|ctx)(?: lengths?| windows?)?(?: of| window of| de|:|=)?\s*"
-        rf"(?P<v>{_N})"), _one("context", lambda s, c: numbers.context(
+        rf"(?P<v>{_N})(?:\s*(?:tokens?|jetons?))?"), _one("context", lambda s, c: numbers.context(
             s, _UNLIMITED, text(""))),
         cues=("context", "ctx")),
     Recogniser(("train_tokens",), _rx(
@@ -118,8 +118,9 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser(("int4",), _rx(
         r"\b(?:int4|4-?bit|quanti[sz]ation)\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable"
         r"|allowed|yes|oui|acceptee?|possible)\b"  # 'run it at 4-bit', 'quantifié en 4 bits'
-        r"|(?<!not )(?<!pas )\b(?:(?:at|in|en|to|a)|quanti[sfz]\w*(?: (?:to|in|en|a))?)"
-        r" (?:int4|4-?bits?|4 bits?)\b|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
+        r"|(?<!not )(?<!pas )\b(?:(?:at|in|en|to|a|accept\w*|ok with|fine with)|quanti[sfz]\w*"
+        r"(?: (?:to|in|en|a))?) (?:l'|the )?(?:int4|4-?bits?|4 bits?)\b"
+        r"|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
         lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser(("int4",), _rx(
@@ -130,10 +131,9 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"),
                _one("context", lambda s, c: numbers.context(s, _UNLIMITED, text(""))),
                cues=("k",)),
-    Recogniser(("interconnect",), _rx(
-        r"(?P<v>\b(?:infiniband|ib)\s*(?:ndr|hdr)?\s*\d*(?:\s*gb/?s)?\b|\b\d+\s*g(?:b)?e\b)"),
+    Recogniser(("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
-        cues=("infiniband", "ib", "gb", "ge")),
+        cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
     # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
     Recogniser(("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
                lambda m, c: {"kv_precision": names.kv_format(m)}, cues=("kv",)),
@@ -178,7 +178,7 @@ _NOISE = re.compile(
     r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
     r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
     r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
-    r"coding|code|support)"
+    r"coding|code|support|poc|pilote?|prototype)"
     r"(?:\b|(?<='))"
 )
 

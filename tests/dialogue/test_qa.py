@@ -370,6 +370,21 @@ def test_the_int4_tradeoff_on_the_same_hardware_says_the_first_token_when_bounde
     assert four.params["s"] <= 1 < kept.params["s"]  # type: ignore[union-attr,operator]
 
 
+def test_the_int4_tradeoff_says_what_the_cheaper_side_misses() -> None:
+    """FP8 on 2 nodes against 4-bit weights on 25: the fewer nodes miss the 3 s first token
+    asked, so each side says what each user sees, or the trade reads as 4-bit costing more
+    for nothing."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "Mixtral 8x22B en inférence, une centaine d'utilisateurs simultanés, "
+                     "contexte 32 000 jetons, pas plus de 3 s pour le premier jeton")
+    assert r.asking == "int4" and r.request["ttft_s"] == 3.0
+    trade = r.notices[-1].text
+    four, kept = trade.params["int4"], trade.params["fp8"]
+    assert four.id == kept.id == "dialogue.shape.at_speed_ttft"  # type: ignore[union-attr]
+    assert four.params["s"] <= 3 < kept.params["s"]  # type: ignore[union-attr,operator]
+    assert four.params["shape"] != kept.params["shape"]  # type: ignore[union-attr]
+
+
 def test_the_int4_tradeoff_names_each_sides_node_size() -> None:
     """On 4-GPU nodes, 4-bit weights fit one 8-GPU node (the research-lab trap answers on
     the article's node) while FP8 takes three of the 4-GPU nodes asked: each side says it."""
