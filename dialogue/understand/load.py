@@ -296,7 +296,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # token (streamed answers); assumed, so the reply says so and offers the change
     Recogniser(("ttft_s",), re.compile(
         rf"\b(?:latency|latence|response time|temps de reponse|delai de reponse|responses?"
-        rf"|answers?|replies|reply|respond|reponses?|repondre|repond)\s*"
+        rf"|answers?|replies|reply|respond|reponses?|repondre|repond)"
+        rf"(?:\s+(?:p\d{{2}}|median|mediane|average|mean|moyenne))?\s*"  # 'latency p95 ...'
         rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
         cues=("laten", "respon", "repons", "repond", "answer", "repl")),
     Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),

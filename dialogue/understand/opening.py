@@ -201,7 +201,7 @@ class Found:
 
 
 #: Punctuation standing alone, or ending or starting a word: not part of what was said.
-_PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")
+_PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-~]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
