@@ -38,6 +38,9 @@ _FRACTIONS = {"half": 1 / 2, "a half": 1 / 2, "la moitie": 1 / 2, "moitie": 1 / 
 SHARE = (r"(?:(?P<a>\d+)\s*(?:in|out of|sur|/)\s*(?P<b>\d+)"
          r"|(?P<pct>\d+(?:[.,]\d+)?)\s*(?:%|percent|per cent|pour\s?cent)"
          rf"|(?P<frac>{'|'.join(sorted(_FRACTIONS, key=len, reverse=True))}))")
+#: What says, before it, that a share is of people at once ('peak 15%', 'concurrency 10 %').
+_LEAD = (r"(?:peak|at peak|pic|au pic|en pointe|concurrency|concurrence|simultaneity"
+         r"|simultaneite|active|actifs?)")
 #: What says the share is of people at once (not of a budget, not of a context).
 ACTIVE = (r"(?:at once|at the same time|at any (?:one )?time|concurren\w*|simultane\w*"
           r"|en meme temps|a la fois|en parallele|in parallel|en simultane|actif\w*|active"
@@ -69,9 +72,11 @@ SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
     rf"{N}\s*(?:(?:de\s+|d'|of\s+)?(?:nos|our|the|ses|leurs|their)\s+)?(?:{HEADS}|people"
     r"|persons|personnes|users?|utilisateurs?)\b(?:\s+(?:with|of which|of whom|dont|avec"
     r"|where|and|et|but|mais|about|around|environ|roughly|maybe|typically|usually|so|donc))*"
-    rf"\s+(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
+    rf"\s+(?:(?P<lead>{_LEAD})\s+(?:of\s+|de\s+|at\s+|a\s+|:\s*)?)?"
+    rf"(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
     r"|d'entre elles|parmi eux))?(?:\s+(?:are|is|sont|est|will be|seront|being|etant"
-    rf"|would be|serait|seraient))?\s+{ACTIVE}(?:\s+{ACTIVE})?"), _share_at_once,
+    rf"|would be|serait|seraient))?(?(lead)(?:\s+{ACTIVE})?|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
+    _share_at_once,
     cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
           "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))
 
