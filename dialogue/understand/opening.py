@@ -69,7 +69,7 @@ _OWN: tuple[Recogniser, ...] = (
         r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|concurrent(?:e|es|s)?|paralleles?"
         r"|en parallele|a la fois|en meme temps"
         r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
-        r"|at peak|actifs?)\b)?)"),
+        r"|at peak|actifs?|en pointe|au pic|en pic)\b)?)"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
