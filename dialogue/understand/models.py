@@ -273,8 +273,11 @@ def _mention(words: list[str], lang: Lang,
     if len(words) == 1 and not (_SIZE_WORD.match(words[0]) or known_word(words[0], models)
                                 or _SHAPE.match(words[0])):
         return {}, None
+    # a size said beside a part that names a model ('deepseek-r1 70b distill') is the
+    # whole's: its candidates agree with it, and the part (the 671B R1) is not proposed
+    sized = bool(sizes(said)) and bool(whole.candidates)
     return {}, _unsure(said, list(whole.candidates), lang,
-                       inside[0] if inside is not None else None)
+                       inside[0] if inside is not None and not sized else None)
 
 
 def _inside(words: list[str], budget: _Budget) -> tuple[str, bool] | None:
