@@ -7,7 +7,7 @@ by its parameter counts), ``config`` (by its config.json), ``names`` (workloads,
 links), ``unknown`` (a GPU the catalog lacks, named where a GPU goes), ``load`` (the
 customer's terms: per-user speed, requests per second, a headcount and its share at once,
 a batch job, owned hardware), ``dates`` (a deadline as a date), ``dataset`` (a training set
-in examples and epochs), ``negation`` (meaning: yes and no, what a negation covers,
+in examples and epochs), ``fields`` (answers typed as a form, 'users: 64'), ``negation`` (meaning: yes and no, what a negation covers,
 questions, corrections), ``commands`` (navigation, valid at every question), ``language``
 (which language a message is in, or asks for) and ``opening`` (several answers in one
 sentence). Every reader returns a plain value or raises :class:`dialogue.errors.ParseError`

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import audience, custom, dataset, dates, load, models, names, numbers
+from dialogue.understand import custom, dataset, dates, fields, load, models, names, numbers
+from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
@@ -158,7 +159,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
                                                 ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
                                                 ("documents", "document_tokens"))],
-    audience.SHARE_OF_PEOPLE, audience.OVER_A_PERIOD, _MANY_USERS, *_OWN[1:5],
+    SHARE_OF_PEOPLE, OVER_A_PERIOD, _MANY_USERS, *_OWN[1:5],
     _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
     _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
 )
@@ -210,7 +211,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     catalog search: the answers typed beside another question's, cheaply."""
     found = Found()
     ctx = Context(lang, today)
-    t = numbers.digits_in(fold(said))
+    t = fields.as_phrases(numbers.digits_in(fold(said)))  # 'users: 64' -> '64 users'
     rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|[;!?()]", " ", t).split()) + " "
     rest = re.sub(r"(\d) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak

@@ -1,0 +1,77 @@
+"""Answers typed as a form ('model: llama 3.1 70b, users: 64, context: 8k, target: none'):
+each 'label: value' is rewritten as the phrase the readers know ('64 users', '8k context',
+'no target') before a sentence is read.
+
+Why: a rep pasting a customer's brief writes labels and values. Read as prose, 'users: 64,
+context: 8k' gave a 64-token context, and '70b users' (the model's size before the label)
+was refused as a headcount of 70 billion, the model lost with it. The labels are the
+questions' own words, in English and French; a value runs to the next comma, semicolon,
+line or label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["as_phrases"]
+
+_NONE = re.compile(r"^(?:none|no|non|aucun|aucune|n/?a|-|pas d'objectif|no target|sans)$")
+_HAS_UNIT = re.compile(r"[a-z]")
+
+
+def _target(v: str) -> str:
+    return "no target" if _NONE.match(v) else f"{v} in total" if "per" not in v and (
+        "par" not in v) else v
+
+
+def _speed(v: str) -> str:
+    return v if ("per" in v or "par" in v or "each" in v) else f"{v} per user"
+
+
+def _deadline(v: str) -> str:
+    return f"in {v}" if re.match(r"^\d", v) else f"by {v}"
+
+
+def _tokens(v: str) -> str:
+    return v if re.search(r"tokens?|jetons?", v) else f"{v} tokens"
+
+
+def _ttft(v: str) -> str:
+    return f"first token under {v}" if _HAS_UNIT.search(v) else f"first token under {v} s"
+
+
+#: Labels (folded) and how their value reads as a phrase.
+_LABELS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    (r"(?:concurrent |simultaneous )?(?:users?|requests?|sessions?)(?: at once)?|concurrency"
+     r"|utilisateurs?(?: simultanes)?|requetes?(?: simultanees)?|concurrence|load|charge",
+     lambda v: f"{v} users" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""),
+    (r"context(?: length| window)?|contexte|longueur de contexte|ctx",
+     lambda v: f"{v} context"),
+    (r"(?:throughput )?target|objectif(?: de debit)?|throughput|debit(?: total)?", _target),
+    (r"(?:per[- ]user )?speed|vitesse(?: par utilisateur)?|tok/s per user", _speed),
+    (r"gpus?|hardware|materiel|cartes?|accelerator", lambda v: f"on {v}"),
+    (r"deadline|delai|echeance|duration|duree", _deadline),
+    (r"(?:training )?tokens|token budget|budget|dataset|jetons(?: d'entrainement)?", _tokens),
+    (r"ttft|first token|time to first token|premier jeton", _ttft),
+    (r"latency|latence", lambda v: f"latency under {v}"),  # read as an assumed first token
+    (r"model|modele|llm|workload|use case|usage|interconnect|network|reseau|link|lien"
+     r"|precision|format|weights|poids", lambda v: v),
+)
+_ANY = "|".join(f"(?:{p})" for p, _ in _LABELS)
+_FIELD = re.compile(rf"(?:^|(?<=[\s,;|(]))(?<!\d\s)(?P<label>{_ANY})\s*[:=]\s*"
+                    rf"(?P<value>[^,;\n|]+?)\s*(?=[,;\n|]|$|(?:{_ANY})\s*[:=])")
+
+
+def as_phrases(folded: str) -> str:
+    """``folded`` with each 'label: value' field as its phrase (the rest as it was)."""
+    if ":" not in folded and "=" not in folded:
+        return folded
+
+    def phrase(m: re.Match[str]) -> str:
+        label, value = m["label"], m["value"].strip()
+        for pattern, said in _LABELS:
+            if re.fullmatch(pattern, label):
+                return (said(value) or m.group(0)) + " "  # '' : not this label's kind
+        return m.group(0)
+    return _FIELD.sub(phrase, folded)
