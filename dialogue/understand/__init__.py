@@ -5,14 +5,14 @@ shape every reader works on), ``numbers`` (quantities, on top of :mod:`engine.un
 ``models`` (a model named exactly, or proposed for confirmation), ``custom`` (a model given
 by its parameter counts), ``config`` (by its config.json), ``names`` (workloads, GPUs,
 links), ``unknown`` (a GPU the catalog lacks, named where a GPU goes), ``load`` (the
-customer's terms: per-user speed, requests per second, a headcount and its share at once,
-a batch job, owned hardware), ``dates`` (a deadline as a date), ``dataset`` (a training set
-in examples and epochs), ``fields`` (answers typed as a form, 'users: 64'), ``negation`` (meaning: yes and no, what a negation covers,
-questions, corrections), ``commands`` (navigation, valid at every question), ``language``
-(which language a message is in, or asks for) and ``opening`` (several answers in one
-sentence). Every reader returns a plain value or raises :class:`dialogue.errors.ParseError`
-(an :class:`~dialogue.errors.Unsure` when it proposes), whose ``message`` is a catalog
-message a face renders.
+customer's terms: per-user speed, requests per second, a headcount and its share at once, a
+batch job, owned hardware), ``dates`` (a deadline as a date), ``dataset`` (a training set in
+examples and epochs), ``fields`` (answers typed as a form, 'users: 64'), ``negation``
+(meaning: yes and no, what a negation covers, questions, corrections), ``commands``
+(navigation, valid at every question), ``language`` (which language a message is in, or asks
+for) and ``opening`` (several answers in one sentence). Every reader returns a plain value
+or raises :class:`dialogue.errors.ParseError` (an :class:`~dialogue.errors.Unsure` when it
+proposes), whose ``message`` is a catalog message a face renders.
 """
 
 from functools import cache
