@@ -33,6 +33,15 @@ def _deadline(v: str) -> str:
     return f"in {v}" if re.match(r"^\d", v) else f"by {v}"
 
 
+def _four_bit(v: str) -> str:
+    """'int4: no' is a refusal, 'int4: yes' a consent (anything else: not this label's)."""
+    if re.fullmatch(r"yes|oui|ok|okay|allowed|fine|acceptable|y|true|si", v):
+        return "int4 ok"
+    if re.fullmatch(r"no|non|not|none|n|false|never|jamais|pas question", v):
+        return "no int4"
+    return ""
+
+
 def _tokens(v: str) -> str:
     return v if re.search(r"tokens?|jetons?", v) else f"{v} tokens"
 
@@ -55,6 +64,7 @@ _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = (
     (r"(?:training )?tokens|token budget|budget|dataset|jetons(?: d'entrainement)?", _tokens),
     (r"ttft|first token|time to first token|premier jeton", _ttft),
     (r"latency|latence", lambda v: f"latency under {v}"),  # read as an assumed first token
+    (r"int4|4-?bits?|quanti[sz]ation|quantification|4-bit weights", _four_bit),
     (r"model|modele|llm|workload|use case|usage|interconnect|network|reseau|link|lien"
      r"|precision|format|weights|poids", lambda v: v),
 )
