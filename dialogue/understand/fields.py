@@ -26,7 +26,8 @@ def _target(v: str) -> str:
 
 
 def _speed(v: str) -> str:
-    return v if ("per" in v or "par" in v or "each" in v) else f"{v} per user"
+    said = v if re.search(r"[a-z]", v) else f"{v} tok/s"  # 'speed: 30'
+    return said if ("per" in v or "par" in v or "each" in v) else f"{said} per user"
 
 
 def _deadline(v: str) -> str:
@@ -53,8 +54,11 @@ def _ttft(v: str) -> str:
 #: Labels (folded) and how their value reads as a phrase.
 _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = (
     (r"(?:concurrent |simultaneous )?(?:users?|requests?|sessions?)(?: at once)?|concurrency"
-     r"|utilisateurs?(?: simultanes)?|requetes?(?: simultanees)?|concurrence|load|charge",
+     r"|utilisateurs?(?: simultanes)?|requetes?(?: simultanees)?|concurrence",
      lambda v: f"{v} users" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""),
+    # 'load: 64' is a load, 'charge : inférence' a workload ('charge de travail')
+    (r"load|charge(?: de travail)?", lambda v: f"{v} users" if re.fullmatch(
+        r"[\d.,]+\s*[km]?", v) else v),
     (r"context(?: length| window)?|contexte|longueur de contexte|ctx",
      lambda v: f"{v} context"),
     (r"(?:throughput )?target|objectif(?: de debit)?|throughput|debit(?: total)?", _target),
