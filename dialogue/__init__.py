@@ -17,10 +17,11 @@ from dialogue.errors import (
     NotOwner,
     StoreUnavailable,
 )
+from dialogue.intent import follow_up
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply
 from dialogue.service import Dialogue
 from dialogue.store import MemoryStore, RedisStore, Store
-from dialogue.turn import command, follow_up
+from dialogue.turn import command
 
 __all__ = [
     "AnswerView",

@@ -1,5 +1,6 @@
 """What a text typed at a question is before it is read as an answer: a click on one of the
-question's buttons, or a question about the question (help, and on which topic).
+question's buttons, or a question about the question (help, and on which topic); and, after a
+card, whether a new message is about that card.
 
 Why apart from ``dialogue/turn.py``: these are pure tests of the text against the
 question's slot and buttons; the turn routes on them (a click is never taken for a typed
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 from dialogue.conversation import Conversation
 from dialogue.slots import ALIASES, SLOTS
-from dialogue.understand import names, negation
+from dialogue.understand import commands, names, negation
+from dialogue.understand.opening import extract
 from dialogue.understand.text import fold
+from engine.units import Lang
 
-__all__ = ["NAV_VALUES", "asks", "clicked", "topic"]
+__all__ = ["NAV_VALUES", "asks", "clicked", "follow_up", "topic"]
 
 
 def asks(text: str, state: str) -> bool:
@@ -52,3 +55,14 @@ def clicked(conv: Conversation, text: str) -> bool:
         return True
     slot = SLOTS.get(conv.state)
     return slot is not None and text in {c.value for c in slot.choices(conv.answers)}
+
+
+def follow_up(text: str, lang: Lang = "en") -> bool:
+    """Whether a text typed after a card is about that card ('what about 128 users?', 'et
+    sur H100 ?'): it gives answers and names no model (a face that starts a new sizing on a
+    new message asks this first; the result then takes it as its changes)."""
+    if commands.read(text, ALIASES) is not None or negation.asks_about(text):
+        return False
+    found = extract(text, lang)
+    return bool(found.answers) and "model" not in found.answers and "model" not in (
+        found.unsure) and found.fetch is None

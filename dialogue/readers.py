@@ -110,7 +110,10 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """'64', '64 users', '200 employees', '20 requests per second', a batch job; for a batch
     job said without its deadline, the deadline ('by Friday', 'in 3 days') keeps the job."""
     if undated_batch(a):
-        days = load.batch_days("by " + words(t).removeprefix("by "), load.Context(lang, today))
+        try:  # the deadline question's own reader
+            days = read_deadline(t, a, lang, today)["deadline_days"]
+        except ParseError:
+            days = None
         if days is not None:
             return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
                 "batch_days": days}

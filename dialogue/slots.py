@@ -9,24 +9,24 @@ change}``. ``ORDER`` is the order of the article's tree (docs/decision-tree.md):
 workload, then what step 1 needs, then what only a "no" at step 1 makes necessary (INT4
 consent, the link between nodes). Which slot is asked next is ``dialogue/flow.py``'s.
 
-Menus are the catalog's (GPUs, links, models) and the engine's (workloads, defaults): none is
-listed here again; the assumed speeds and shares are ``dialogue/data/assumptions.toml``'s.
+Menus are ``dialogue/choices.py``'s, built from the catalog (GPUs, links, models) and the
+engine (workloads, defaults): none is listed here again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
+from dialogue import choices, readers
 from dialogue import keys as answer_keys
-from dialogue import readers
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.keys import Answers
 from dialogue.reply import Choice
-from dialogue.understand import load, models, names, numbers
+from dialogue.understand import models, names
 from engine.catalog import catalog
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.units import tokens
@@ -103,91 +103,7 @@ def serving(answers: Answers) -> bool:
     return not is_training(answers)
 
 
-# -- choices (the fixed menus are built once: a choice is frozen data) ---------------------------
-
-#: The models offered as buttons at the first question (any catalog model can be typed).
-FEATURED_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen-2.5-72b",
-                   "deepseek-v3", "gpt-oss-120b")
-
-
-def model_choices(ids: list[str] | tuple[str, ...]) -> list[Choice]:
-    models_ = catalog().models
-    return [Choice(value=m, label=text(models_[m].name)) for m in ids if m in models_]
-
-
-@cache
-def _models_menu() -> tuple[Choice, ...]:
-    return tuple(model_choices([m for m in FEATURED_MODELS if m in catalog().models]
-                               or sorted(catalog().models)[:6]))
-
-
-@cache
-def _workloads_menu() -> tuple[Choice, ...]:
-    return tuple(Choice(value=w, label=msg(f"dialogue.choice.workload.{w.replace('-', '_')}"))
-                 for w in names.WORKLOADS)
-
-
-@cache
-def _concurrencies_menu() -> tuple[Choice, ...]:
-    return tuple(Choice(value=str(n), label=msg("dialogue.choice.concurrency", n=n))
-                 for n in (1, 8, 16, 32, 48, 64, 128, 256))
-
-
-def _concurrencies(answers: Answers) -> list[Choice]:
-    """At once: with a headcount said, its shares (the assumed one first, one click to
-    another); otherwise the usual counts."""
-    people = answers.get("users_total")
-    if not isinstance(people, int) or isinstance(people, bool):
-        return list(_concurrencies_menu())
-    a = assumptions()
-    shares = [a.peak_share, *(x for x in a.peak_shares if x != a.peak_share)]
-    out: list[Choice] = []
-    for share in shares:
-        n = load.at_once(people, share)
-        if n <= numbers.CONCURRENCY_MAX and str(n) not in {c.value for c in out}:
-            out.append(Choice(value=str(n), label=msg("dialogue.choice.share", n=n, share=share,
-                                                      people=people)))
-    return out
-
-
-def _contexts(answers: Answers) -> list[Choice]:
-    top = readers.context_limit(answers)  # the model's window: no choice beyond it
-    out = [Choice(value=f"{k}k", label=msg("dialogue.choice.context", tokens=k * 1024))
-           for k in (4, 8, 32, 128) if top is None or k * 1024 <= top]
-    if out or top is None:
-        return out
-    return [Choice(value=str(top), label=msg("dialogue.choice.context", tokens=top))]
-
-
-@cache
-def _speeds_menu() -> tuple[Choice, ...]:
-    a, reading = assumptions(), readers.reading_speed()
-    return (
-        Choice(value=f"{reading:g} tok/s per user", style="primary",
-               label=msg("dialogue.choice.reading", rate=reading)),
-        Choice(value=f"{a.chatgpt_tokens_per_s:g} tok/s per user",
-               label=msg("dialogue.choice.chatgpt", rate=a.chatgpt_tokens_per_s)),
-        Choice(value="no target", label=msg("dialogue.choice.no_target")),
-        *(Choice(value=f"{n} tok/s", label=msg("dialogue.choice.total", rate=n))
-          for n in (3000, 6000, 20000)),
-    )
-
-
-@cache
-def _int4s_menu() -> tuple[Choice, ...]:
-    return (Choice(value="yes", label=msg("dialogue.choice.int4_yes"), style="primary"),
-            Choice(value="no", label=msg("dialogue.choice.int4_no")))
-
-
-def _precisions(answers: Answers) -> list[Choice]:
-    """The weight formats one can ask for: NVFP4 only on a GPU with FP4 tensor cores."""
-    gpu = catalog().gpus.get(str(answers.get("gpu") or DEFAULT_GPU))
-    formats = ["fp8", "bf16", "fp16"] + (["nvfp4"] if gpu is not None and gpu.fp4_tflops
-                                         else [])
-    return [Choice(value=f, label=msg(f"dialogue.choice.precision.{f}"),
-                   style="primary" if f == SizingRequest.model_fields["precision"].default
-                   else None) for f in formats]
-
+# -- the token budgets offered (the fine-tune's default first) -----------------------------
 
 _BUDGETS = (("1B tokens", 1e9), ("10B tokens", 10e9), ("100B tokens", 100e9),
             ("1.5T tokens", 1.5e12), ("15T tokens", 15e12))
@@ -199,37 +115,6 @@ def _budgets(answers: Answers) -> list[Choice]:
                    style="primary" if d is not None and d.answers["train_tokens"] == v
                    else None)
             for value, v in _BUDGETS]
-
-
-_DEADLINES = (("7 days", "dialogue.choice.days", 7), ("2 weeks", "dialogue.choice.weeks", 2),
-              ("30 days", "dialogue.choice.days", 30), ("3 months", "dialogue.choice.months", 3),
-              ("1 year", "dialogue.choice.years", 1))
-
-
-def _deadlines(answers: Answers) -> list[Choice]:
-    days = catalog().policy.default_deadline_days
-    return [Choice(value=value, label=msg(mid, n=n),
-                   style="primary" if numbers.deadline(value) == days else None)
-            for value, mid, n in _DEADLINES]
-
-
-@cache
-def _links_menu() -> tuple[Choice, ...]:
-    return tuple(Choice(value=lk.id, label=text(lk.name),
-                        style="primary" if lk.id == DEFAULT_INTERCONNECT else None)
-                 for lk in catalog().inter_links())
-
-
-@cache
-def _gpus_menu() -> tuple[Choice, ...]:
-    gpus = sorted(catalog().gpus.values(), key=lambda g: (not g.vendor_builds, -g.memory_gb))
-    return tuple(Choice(value=g.id, label=msg("dialogue.choice.gpu", name=g.name,
-                                              memory=g.memory_gb),
-                        style="primary" if g.id == DEFAULT_GPU else None) for g in gpus)
-
-
-def _menu(build: Callable[[], tuple[Choice, ...]]) -> Callable[[Answers], list[Choice]]:
-    return lambda a: list(build())
 
 
 # -- defaults: the engine's, shown with the question -----------------------------------------
@@ -265,14 +150,14 @@ SLOTS: dict[str, Slot] = {
     s.name: s
     for s in (
         Slot("model", ("model", "llm", "the model", "modele", "le modele"), False, _always,
-             lambda t, a, lang, today: models.model(t, lang), _menu(_models_menu)),
+             lambda t, a, lang, today: models.model(t, lang), choices.menu(choices.models_menu)),
         Slot("workload", ("workload", "task", "job", "use", "charge de travail", "travail",
                           "tache", "usage"), False, _always,
-             readers.one("workload", names.workload), _menu(_workloads_menu),
+             readers.one("workload", names.workload), choices.menu(choices.workloads_menu),
              ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
-             readers.read_load, _concurrencies,
+             readers.read_load, choices.concurrencies,
              # only a headcount over a period is kept without a load ('2 million monthly
              # users'): said beside the question, which asks how many of them at once
              was="dialogue.question.was_people",
@@ -282,7 +167,7 @@ SLOTS: dict[str, Slot] = {
              if readers.undated_batch(a) else "dialogue.slot.concurrency.ask"),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
-             readers.read_context, _contexts,
+             readers.read_context, choices.contexts,
              ask_params=lambda a: {"model": readers.model_name(a),
                                    "limit": readers.context_limit(a) or 0,
                                    "documents": int(a.get("documents") or 0)},
@@ -291,12 +176,13 @@ SLOTS: dict[str, Slot] = {
              else "dialogue.slot.context.ask"),
         Slot("target_tokens_per_s", ("target", "throughput", "tok/s", "tokens per second",
                                      "speed", "objectif", "debit", "cible", "vitesse"), True,
-             serving, readers.read_speed, _menu(_speeds_menu), default=_speed_default,
+             serving, readers.read_speed, choices.menu(choices.speeds_menu), default=_speed_default,
              ask_params=lambda a: {"reading": readers.reading_speed(),
                                    "chatgpt": assumptions().chatgpt_tokens_per_s},
              keeps=("ttft_s",)),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
-             serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)}, _menu(_int4s_menu),
+             serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)},
+             choices.menu(choices.int4s_menu),
              ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
                  f"precision.{a.get('precision') or 'fp8'}")}),
         # asked only when the format named cannot run on the GPU (FP8, or a model's native
@@ -305,7 +191,7 @@ SLOTS: dict[str, Slot] = {
         # KV cache's)
         Slot("precision", ("precision", "weight format", "weights format", "format", "weights",
                            "format des poids", "poids"), False, serving,
-             readers.one("precision", names.precision), _precisions,
+             readers.one("precision", names.precision), choices.precisions,
              ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
                  catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
              was="dialogue.question.was_format", merge=True),
@@ -315,10 +201,10 @@ SLOTS: dict[str, Slot] = {
              default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,
-             readers.read_deadline, _deadlines, default=_deadline_default),
+             readers.read_deadline, choices.deadlines, default=_deadline_default),
         Slot("interconnect", ("interconnect", "network", "link", "fabric", "nic", "reseau",
                               "interconnexion", "lien"), False, _always,
-             readers.one("interconnect", names.interconnect), _menu(_links_menu),
+             readers.one("interconnect", names.interconnect), choices.menu(choices.links_menu),
              default=lambda a: Default({"interconnect": DEFAULT_INTERCONNECT},
                                        DEFAULT_INTERCONNECT,
                                        answer_keys.KEYS["interconnect"].show(
@@ -327,7 +213,7 @@ SLOTS: dict[str, Slot] = {
                  DEFAULT_INTERCONNECT)}),
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
-             lambda t, a, lang, today: names.hardware(t), _menu(_gpus_menu),
+             lambda t, a, lang, today: names.hardware(t), choices.menu(choices.gpus_menu),
              default=lambda a: Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                                        answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
@@ -357,7 +243,7 @@ def valid(slot: str, answers: Answers) -> bool:
     if slot == "precision":  # a format the GPU runs (NVFP4 needs FP4 tensor cores)
         weights = answers.get("precision")
         return ("kv_precision" in answers and weights is None) or (
-            weights in {c.value for c in _precisions(answers)})
+            weights in {c.value for c in choices.precisions(answers)})
     if slot == "model":
         m = answers.get("model")
         return m is not None and (not isinstance(m, str) or not m.startswith(

@@ -32,11 +32,10 @@ from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, vali
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
-from engine.units import Lang
 from engine.wording import Message, msg
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin", "changeable",
-           "command", "fetched", "follow_up", "pair", "take"]
+           "command", "fetched", "pair", "take"]
 
 MAX_ANSWER_CHARS = 500  # no answer is longer; a pasted page is refused, not searched
 MAX_OPENING_CHARS = 1000  # an opening may describe the project; only its start is read
@@ -45,17 +44,6 @@ MAX_OPENING_CHARS = 1000  # an opening may describe the project; only its start 
 def command(text: str) -> Command | None:
     """The navigation command ``text`` is (back, help, change, restart, cancel, language)."""
     return commands.read(text, ALIASES)
-
-
-def follow_up(text: str, lang: Lang = "en") -> bool:
-    """Whether a text typed after a card is about that card ('what about 128 users?', 'et
-    sur H100 ?'): it gives answers and names no model (a face that starts a new sizing on a
-    new message asks this first; the result then takes it as its changes)."""
-    if command(text) is not None or negation.asks_about(text):
-        return False
-    found = extract(text, lang)
-    return bool(found.answers) and "model" not in found.answers and "model" not in (
-        found.unsure) and found.fetch is None
 
 
 def changeable(plan: Plan) -> list[str]:
