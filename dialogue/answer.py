@@ -358,7 +358,9 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     fresh = {k: v for k, v in found.answers.items()
              if k in here or (SLOTS[KEYS[k].slot].applies(merged)
                               and not valid(KEYS[k].slot, conv.answers))}
-    answered = {k: v for k, v in found.answers.items() if k not in fresh}
+    # given before, and changed only by 'change' (a question that does not apply, such as a
+    # weight format for a training run, has nothing to keep)
+    answered = {k: v for k, v in found.answers.items() if k not in fresh and k in conv.answers}
     if not here and not fresh and answered:
         key, value = next(iter(answered.items()))
         slot = KEYS[key].slot

@@ -75,7 +75,7 @@ def request(answers: Answers, sources: Sources) -> tuple[dict[str, Any], dict[st
         if holds(name, answers):
             for k, v in key.to_request(answers[name], answers).items():
                 req[k], src[k] = v, sources.get(name, "said")
-    batch = batch_load(answers)
+    batch = batch_load(answers) if serving(answers) else None  # a trained model has no batch
     if batch is not None and "requests_per_s" not in req:
         weakest = _weakest(*(sources.get(k, "said") for k in (
             "documents", "document_tokens", "batch_days")))

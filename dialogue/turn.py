@@ -328,9 +328,13 @@ def _stay(turn: Turn, out: Outcome) -> None:
 
 
 def _advance(turn: Turn, out: Outcome) -> None:
-    """Move to the first open question (asking the engine if a step decides it)."""
+    """Move to the first open question (asking the engine if a step decides it). The card is
+    never reached without the engine's answer: a request it refuses is refused here, where
+    the turn says why and keeps the conversation as it was."""
     plan = _plan(turn.conv)
     target = plan.next_slot()
+    if target == DONE:
+        plan.recommendation()  # raises EngineFailed (memoized: the card reuses it)
     was = turn.state
     fire("advance", turn, target)
     out.plan = plan

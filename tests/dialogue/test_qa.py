@@ -537,3 +537,31 @@ def test_the_servers_they_have_are_set_beside_the_answer() -> None:
     assert owned.text.params["more"] == rec.nodes - 2
     assert "nodes_owned" not in r.request  # compared, never sized
     assert [v.shown.params for v in r.answers if v.slot == "nodes_owned"] == [{"n": 2}]
+
+
+def test_a_request_the_engine_refuses_never_reaches_the_card(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A training sizing whose every question is answered (the link too) reaches the card
+    without any question asking the engine: the engine is asked there, and a refusal is the
+    turn's error (the model asked again, the answers kept), not a crash after the turn."""
+    from dialogue import flow
+    from engine.errors import UnsizableRequest
+    from engine.wording import msg
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise UnsizableRequest(msg("error.shape_too_long", prompt=1, output=1, context=1))
+    monkeypatch.setattr(flow, "recommend", refuse)
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 8b lora, 1B tokens, 7 days, over 100 GbE")
+    assert r.error is not None and r.error.id == "dialogue.error.engine"
+    assert r.asking == "model" and r.request["workload"] == "lora"
+
+
+def test_a_format_typed_for_a_training_run_is_refused_not_offered_to_keep() -> None:
+    """'E4M3' at a training run's deadline: a weight format is no question of a training run,
+    so there is nothing to keep (it was offered as "keep the weight format: None")."""
+    d = Dialogue(MemoryStore())
+    d.start("k", "llama 3.1 70b full fine-tune 1B tokens")
+    r = d.handle("k", "E4M3")
+    assert r.error is not None and r.error.id == "dialogue.error.deadline"
+    assert "precision" not in r.request
