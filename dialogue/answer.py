@@ -351,17 +351,16 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     found.unsure.pop("workload", None)
     if not found.answers:
         return False
-    merged = {**conv.answers, **found.answers}
-    if "context" in found.answers and not valid("context", merged):  # beyond this model
-        return False
     here = {k for k in found.answers if KEYS[k].slot == conv.state}
+    if here:  # the question's own reader saw them and refused them (a context beyond the
+        return False  # model's, a data set's length past what is sized): its error stands
+    merged = {**conv.answers, **found.answers}
     fresh = {k: v for k, v in found.answers.items()
-             if k in here or (SLOTS[KEYS[k].slot].applies(merged)
-                              and not valid(KEYS[k].slot, conv.answers))}
+             if SLOTS[KEYS[k].slot].applies(merged) and not valid(KEYS[k].slot, conv.answers)}
     # given before, and changed only by 'change' (a question that does not apply, such as a
     # weight format for a training run, has nothing to keep)
     answered = {k: v for k, v in found.answers.items() if k not in fresh and k in conv.answers}
-    if not here and not fresh and answered:
+    if not fresh and answered:
         key, value = next(iter(answered.items()))
         slot = KEYS[key].slot
         raise Unsure(msg("dialogue.confirm.change", answer=pair(key, value)), [

@@ -21,9 +21,9 @@ from dialogue import keys as answer_keys
 from dialogue.conversation import AnswerValue, Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.keys import Answers, show_model
-from dialogue.understand import load, names, negation, numbers
+from dialogue.understand import dataset, load, names, negation, numbers
 from dialogue.understand.opening import extract
-from dialogue.understand.text import fold, words
+from dialogue.understand.text import fold, shown, words
 from engine import EngineError
 from engine.catalog import catalog
 from engine.units import Lang
@@ -83,10 +83,10 @@ def _elsewhere(t: str, here: str, value: float, here_label: Message) -> Unsure |
 
 
 def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
-             wanted: tuple[str, ...]) -> Reading:
+             wanted: tuple[str, ...], *, training: bool | None = None) -> Reading:
     if _BARE.fullmatch(t):  # '64', '8k': the question's own reader, no phrase to find
         return {}
-    found = extract(t, lang, find_model=False, today=today)
+    found = extract(t, lang, find_model=False, today=today, training=training)
     if found.refusals and not any(k in found.answers for k in wanted):
         if found.refusals[0].message.id.startswith(("dialogue.error.batch",
                                                     "dialogue.error.headcount")):
@@ -178,9 +178,39 @@ def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
 
 def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """'1B tokens', '50M'; or as an opening says it: '20k examples of 1k tokens', '50M tokens,
-    3 epochs' (dialogue/understand/dataset.py)."""
-    got = _phrases(t, a, lang, today, ("train_tokens",))
-    return got or {"train_tokens": numbers.tokens(t, lang)}
+    3 epochs' (dialogue/understand/dataset.py). A data set counted without its length ('50k
+    tickets') or its passes alone ('3 epochs') is kept: then a length is one item's ('800
+    tokens each') and the passes multiply what follows, unless it counts its own."""
+    got = _phrases(t, a, lang, today, ("train_tokens", "examples", "epochs"), training=True)
+    data = {k: v for k, v in a.items() if k in ("examples", "epochs")} | {
+        k: v for k, v in got.items() if k in ("examples", "epochs")}
+    items, passes = data.get("examples"), data.get("epochs")
+    v = got.get("train_tokens")
+    said = float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+    each = numbers.length(t, lang) if isinstance(items, int) else None
+    if said is None and each is None and set(got) & {"examples", "epochs"}:
+        return data  # still without a length: asked again, with what it keeps
+    if each is not None and isinstance(items, int):
+        total = dataset.budget(items, each, passes if isinstance(passes, int) else 1)
+        if total is None:
+            raise ParseError(msg("dialogue.error.examples_budget", n=items, each=each,
+                                 passes=passes or 1, hi=numbers.TOKENS_MAX))
+        return data | {"train_tokens": total}
+    if said is None:
+        try:
+            said = numbers.tokens(t, lang)
+        except ParseError:
+            if isinstance(items, int):  # a length was asked: say what it takes
+                raise ParseError(msg("dialogue.error.example_length", n=items,
+                                     text=shown(t))) from None
+            raise
+    own = dataset.said_epochs(t)  # '50M tokens, 2 epochs': already multiplied
+    if own is not None or not isinstance(passes, int):
+        return {"train_tokens": said, **({"epochs": own} if own is not None else {})}
+    if said * passes > numbers.TOKENS_MAX:
+        raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
+                             hi=numbers.TOKENS_MAX, text=shown(t)))
+    return {"train_tokens": said * passes, "epochs": passes}
 
 
 def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:

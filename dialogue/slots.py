@@ -109,7 +109,14 @@ _BUDGETS = (("1B tokens", 1e9), ("10B tokens", 10e9), ("100B tokens", 100e9),
             ("1.5T tokens", 1.5e12), ("15T tokens", 15e12))
 
 
+#: one item's length offered when the data set was counted in items ('50k tickets')
+_LENGTHS = (256, 512, 1000, 2000, 4000)
+
+
 def _budgets(answers: Answers) -> list[Choice]:
+    if "examples" in answers:
+        return [Choice(value=f"{n} tokens each", label=msg("dialogue.show.tokens_each", n=n))
+                for n in _LENGTHS]
     d = _finetune_tokens(answers)
     return [Choice(value=value, label=msg("dialogue.show.tokens", n=v),
                    style="primary" if d is not None and d.answers["train_tokens"] == v
@@ -122,8 +129,9 @@ def _budgets(answers: Answers) -> list[Choice]:
 
 def _finetune_tokens(answers: Answers) -> Default | None:
     """A fine-tune's token budget defaults to the policy's; pretraining has no default (its
-    budget decides everything: it is asked)."""
-    if answers.get("workload") == "pretrain":
+    budget decides everything: it is asked), nor a data set counted in items or passes
+    (what was said is completed, never replaced by a budget nobody said)."""
+    if answers.get("workload") == "pretrain" or "examples" in answers or "epochs" in answers:
         return None
     n = catalog().policy.default_finetune_tokens
     return Default({"train_tokens": n}, f"{tokens(n)} tokens",
@@ -198,6 +206,13 @@ SLOTS: dict[str, Slot] = {
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
              readers.read_budget, _budgets,
+             ask_params=lambda a: {k: int(v) for k, v in a.items() if k in ("examples", "epochs")
+                                   and isinstance(v, int)},
+             # a data set counted in items asks one item's length; passes alone, one pass
+             asks=lambda a: "dialogue.slot.train_tokens.ask" + (
+                 "_examples_epochs" if "examples" in a and "epochs" in a else "_examples"
+                 if "examples" in a else "_epochs" if "epochs" in a else ""),
+             keeps=("examples", "epochs"),
              default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,

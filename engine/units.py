@@ -271,7 +271,11 @@ def params(n: float, lang: Lang = "en") -> str:
 
 def days(d: float, lang: Lang = "en") -> str:
     """A duration in days: '12.5 days', '1 day' / '12,5 jours', '1 jour'; under a day, in
-    hours ('1.1 hours', '1,1 heure'), as people count a short run."""
+    hours ('1.1 hours', '1,1 heure'), under an hour in minutes, as people count a short run."""
+    if 0 < d < 1 / 24:
+        mins = d * 1440.0
+        value, one = short(mins, lang), mins == 1 or (lang == "fr" and mins < 2)
+        return _with_unit(value, "minute" if one else "minutes", lang)
     if 0 < d < 1:
         h = d * 24.0
         value, one = short(h, lang), h == 1 or (lang == "fr" and h < 2)

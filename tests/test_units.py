@@ -59,6 +59,9 @@ def test_numbers_in_each_language() -> None:
     assert units.days(12.5) == "12.5 days"
     assert units.days(0.0462) == "1.11 hours" and units.days(0.05, "fr") == "1,2\u202fheure"
     assert units.days(1 / 24) == "1 hour" and units.days(0.5, "fr") == "12\u202fheures"
+    # a small fine-tune's run, in minutes rather than '0.0133 hours'
+    assert units.days(0.8 / 1440) == "0.8 minutes" and units.days(1 / 1440, "fr") == (
+        "1\u202fminute")
     assert units.seconds(0.35) == "350 ms" and units.seconds(1.234) == "1.23 s"
     assert units.factor(0.73) == "0.73x"
 

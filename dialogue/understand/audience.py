@@ -17,14 +17,13 @@ from dialogue.errors import ParseError
 from dialogue.understand.load import (
     HEADS,
     Context,
-    N,
     Reading,
     Recogniser,
     at_once,
     group,
-    number,
 )
 from dialogue.understand.numbers import CONCURRENCY_MAX
+from dialogue.understand.patterns import N, number
 from engine.wording import msg
 
 __all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE"]

@@ -4,56 +4,91 @@ Why: people who fine-tune count their data in examples and passes, not in tokens
 apart, '20k examples' was taken for a 20k context and '2 epochs' was left unused, so the
 token budget was asked again. Here the examples times their length is the budget, and the
 epochs multiply whatever budget was said ('50M tokens, 3 epochs': 150M), in an opening and
-at the budget question alike.
+at the budget question alike. In a training request anything counted is its data set ('LoRA
+on 50k support tickets', '100k conversations of 800 tokens'), never a context, a batch job
+or users at once; said without their length, the count (and the epochs) are kept and the
+budget question asks how long one is (dialogue/readers.py ``read_budget``).
 """
 
 from __future__ import annotations
 
 import re
 
-from dialogue.understand.load import N2, AnswerValue, Context, N, Reading, Recogniser, number
-from dialogue.understand.numbers import TOKENS_MAX, TOKENS_MIN
+from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
+from dialogue.understand.numbers import TOKENS_MAX
+from dialogue.understand.patterns import AFTER, EACH, ITEM_CUES, ITEMS, QUALIFIED, N, items, number
+from dialogue.understand.text import fold
 from engine.units import NUMBER
 
-__all__ = ["EXAMPLES", "epochs"]
+__all__ = ["EXAMPLES", "budget", "epochs", "said_epochs"]
 
 #: What a training set counts (never 'documents' or 'conversations': those are also what
 #: an inference batch or a chat load counts).
 _UNITS = (r"(?:training\s+)?(?:examples?|samples?|sequences?|rows?|pairs?|instructions?"
           r"|exemples?|echantillons?|lignes?|paires?)")
+#: What a training request counts besides (its data set, not a chat load or a batch job).
+_SAID = (rf"(?:{_UNITS}|{ITEMS}|conversations?|dialogues?|dialogs?|chats?|transcripts?"
+         rf"|transcriptions?|messages?|questions?|q&as?|qas?)")
 _EXAMPLES = re.compile(
     r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|data set|corpus|jeu de"
     r" donnees|donnees)\s*(?:of|de|d'|:|with|avec)?\s*)?"
-    rf"{N}\s*{_UNITS}\s*(?:of|de|d'|with|avec|at|a|x|,)?\s*(?:about|around|environ|~)?\s*"
-    rf"{N2}\s*(?:tokens?|toks?|jetons?)(?:\s+(?:each|apiece|chacun|chacune|in length))?")
+    rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{_SAID})\b{AFTER}{EACH}")
 _EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
                      rf"(?<![\w.])(?P<e>{NUMBER})\s*(?:epochs?|epoques?|passes?)\b")
 
 
 def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
-    count, each = number(m["n"]), number(m["m"])
-    if count is None or each is None:
+    """Examples of a length: a budget, wherever said; other items, or examples without their
+    length, only in a training request (the count kept, the budget question asks the rest)."""
+    if not ctx.training and not re.fullmatch(_UNITS, m["unit"]):
         return None
-    total = count * each
-    return {"train_tokens": total} if TOKENS_MIN <= total <= TOKENS_MAX else None
+    count = items(m["n"])
+    if count is None:
+        return None
+    if m["m"] is None:
+        return {"examples": count} if ctx.training else None
+    each = number(m["m"])
+    total = budget(count, each) if each is not None else None
+    return {"train_tokens": total} if total is not None else None
+
+
+def budget(examples: float, each: float, passes: float = 1) -> float | None:
+    """The tokens a data set counted in items makes (items x length x passes), None past
+    what is sized. A small set is sized as it is (a LoRA on 2k emails of 300 tokens): the
+    budget question's floor is there to tell a budget from a length, not needed here."""
+    total = examples * each * passes
+    return total if 1 <= total <= TOKENS_MAX else None
+
+
+def said_epochs(text: str) -> int | None:
+    """The passes a reply counts itself ('50M tokens, 2 epochs': 2), or None."""
+    m = _EPOCHS.search(fold(text))
+    passes = number(m["e"]) if m is not None else None
+    return int(passes) if passes is not None and passes == int(passes) else None
 
 
 EXAMPLES = Recogniser(("train_tokens",), _EXAMPLES, _examples,
                       cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
-                            "echantil", "ligne"))
+                            "echantil", "ligne", *ITEM_CUES, "conversation", "dialog", "chat",
+                            "transcri", "messag", "question", "qa", "q&a"))
 
 
-def epochs(rest: str, answers: dict[str, AnswerValue]) -> str:
-    """``rest`` without its 'N epochs', the budget said in ``answers`` times N; ``rest`` as
-    it was without a budget, or a whole number of passes."""
+def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:
+    """``rest`` without its 'N epochs': the budget said in ``answers`` times N, or, in a
+    training request without a budget yet, N kept (``epochs``: the budget question multiplies
+    what it is told); ``rest`` as it was otherwise, or for a passes count that is no whole
+    number."""
     m = _EPOCHS.search(rest)
     passes = number(m["e"]) if m is not None else None
+    if m is None or passes is None or passes != int(passes) or not 1 <= passes <= 1000:
+        return rest
     budget = answers.get("train_tokens")
-    if m is None or passes is None or passes != int(passes) or not isinstance(
-            budget, int | float) or isinstance(budget, bool):
+    if not isinstance(budget, int | float) or isinstance(budget, bool):
+        if not training:
+            return rest
+        answers["epochs"] = int(passes)
+        return rest[: m.start()] + " | " + rest[m.end():]
+    if budget * passes > TOKENS_MAX:
         return rest
-    total = budget * passes
-    if not TOKENS_MIN <= total <= TOKENS_MAX:
-        return rest
-    answers["train_tokens"] = total
+    answers["train_tokens"] = budget * passes
     return rest[: m.start()] + " | " + rest[m.end():]

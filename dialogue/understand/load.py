@@ -24,17 +24,27 @@ from dialogue.assumptions import assumptions
 from dialogue.errors import ParseError
 from dialogue.understand.dates import WHEN, days_until
 from dialogue.understand.numbers import CONCURRENCY_MAX, GPUS_PER_NODE_MAX
+from dialogue.understand.patterns import (
+    AFTER,
+    EACH,
+    ITEM_CUES,
+    ITEMS,
+    N2,
+    N3,
+    QUALIFIED,
+    TOK,
+    N,
+    items,
+    number,
+)
 from dialogue.understand.text import shown
 from engine.catalog import catalog
-from engine.units import NUMBER, SCALE, Kind, Lang, quantity
+from engine.units import NUMBER, Kind, Lang
 from engine.wording import msg
 
 AnswerValue = str | int | float | bool | None
 Reading = dict[str, AnswerValue]
 
-N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
-N2 = rf"(?<![\w.\-\u2212])(?P<m>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
-N3 = rf"(?<![\w.\-\u2212])(?P<k>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
 #: tokens per second, in both languages (after text.words: 'tok/s', 'tokens par seconde')
 RATE = (r"(?:tok(?:en)?s?|jetons?|t)\s*(?:/|per|par|a la)\s*s(?:ec(?:ond)?e?s?)?\b"
         r"|tps\b|tok/s\b")
@@ -51,7 +61,6 @@ _WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|moins d'|de|d'
            r"|no more than|not more than)\s*)*")
 _SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
          r"\b")
-_TOK = r"(?:tokens?|toks?|jetons?)"
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
 _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
@@ -64,6 +73,7 @@ _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1
 class Context:
     lang: Lang = "en"
     today: date | None = None
+    training: bool = False  # the conversation is about training: counted items are its data
 
 
 @dataclass(frozen=True)
@@ -81,11 +91,6 @@ class Recogniser:
 
     def may(self, folded: str) -> bool:
         return not self.cues or any(c in folded for c in self.cues)
-
-
-def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | None:
-    q = quantity(text, kind, lang)
-    return None if q is None or q[1] or q[0] <= 0 else q[0]
 
 
 def group(m: re.Match[str], name: str) -> str:
@@ -196,10 +201,12 @@ def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
-    docs = number(group(m, "n"))
-    if docs is None or docs != int(docs) or not 1 <= docs <= 1e12:
+    if ctx.training:
+        return None  # a training set (dialogue/understand/dataset.py reads it)
+    docs = items(group(m, "n"))
+    if docs is None:
         return None
-    out: Reading = {"documents": int(docs)}
+    out: Reading = {"documents": docs}
     each = number(group(m, "m"), Kind.CONTEXT) if group(m, "m") else None
     if each is not None and each == int(each) and 1 <= each <= 10_000_000:
         out["document_tokens"] = int(each)
@@ -315,33 +322,28 @@ RECOGNISERS: tuple[Recogniser, ...] = (
               "doc")),
     # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
     Recogniser(("prompt_tokens", "output_tokens"), re.compile(
-        rf"{N}\s*{_TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{_TOK}?\s+out\b"), _in_out,
+        rf"{N}\s*{TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{TOK}?\s+out\b"), _in_out,
         cues=(" in ",)),
     Recogniser(("prompt_tokens",), re.compile(
-        rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
-        rf"|input tokens)|{N3}\s*{_TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
+        rf"{N}\s*-?\s*{TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
+        rf"|input tokens)|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
         rf"|(?:prompts?|inputs?|entrees?|input)\s*(?:lengths?\s*)?(?:of|de|d'|:"
         rf"|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
-        rf"{N2}\s*{_TOK}?"), _length("prompt_tokens"),
+        rf"{N2}\s*{TOK}?"), _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
     Recogniser(("output_tokens",), re.compile(
-        rf"{N}\s*-?\s*{_TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
+        rf"{N}\s*-?\s*{TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
         rf"|generations?|de reponse|en sortie|de sortie|output tokens)"
-        rf"|{N3}\s*{_TOK}?\s+out\b(?!\s*of\b)"
+        rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
         rf"|(?:answers?"
         rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
         rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
-        rf"{N2}\s*{_TOK}?"), _length("output_tokens"),
+        rf"{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               " out ")),
     Recogniser(("documents", "document_tokens"), re.compile(
-        rf"{N}\s*(?:of\s+|de\s+|d')?(?:documents?|docs?|files?|pages?|records?|emails?|mails?|tickets?|contracts?"
-        rf"|articles?|reports?|fichiers?|dossiers?|contrats?|rapports?|pdfs?|chunks?|passages?"
-        rf"|texts?|textes?)\b(?:\s*(?:of|de|d'|with|avec|at|a|,|each of|de chacun)?\s*"
-        rf"(?:about|around|environ|~)?\s*{N2}\s*{_TOK}(?:\s*(?:each|apiece|chacun|chacune"
-        rf"|par document|per doc(?:ument)?|in size))?)?"), _documents,
-        cues=("doc", "file", "page", "record", "mail", "ticket", "contra", "article", "report",
-              "fichier", "dossier", "rapport", "pdf", "chunk", "passage", "text")),
+        rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b{AFTER}{EACH}"), _documents,
+        cues=ITEM_CUES),
     Recogniser(("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:(?:nos|our|the|ses|leurs|their)\s+)?"
         rf"(?:{HEADS}|people|persons|personnes|named users"
@@ -372,8 +374,7 @@ def spread(rest: str, answers: dict[str, AnswerValue]) -> str:
     servers ('16 H200 across 2 nodes': 8 per node), when the count divides."""
     m = _SPREAD.search(rest)
     gpus, nodes = answers.get("gpus_per_node"), answers.get("nodes_owned")
-    if m is None or not isinstance(gpus, int) or not isinstance(nodes, int) or nodes < 2 \
-            or gpus % nodes:
+    if m is None or not isinstance(gpus, int) or not isinstance(nodes, int) or gpus % nodes:
         return rest
     answers["gpus_per_node"] = gpus // nodes
     return rest[: m.start()] + "| |" + rest[m.end():]

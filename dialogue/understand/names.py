@@ -59,6 +59,11 @@ WORKLOAD_RE = {w: re.compile(rf"\b(?:{p})\b") for w, p in _WORKLOAD_PATTERNS.ite
 _SPECIFIC: tuple[Named, ...] = ("qlora", "lora", "full-finetune")  # named anywhere, they win
 
 
+def trains(folded: str) -> bool:
+    """Whether a sentence names a training of any kind (a fine-tune, a pre-training)."""
+    return (find_workload(folded) or ("inference",))[0] != "inference"
+
+
 def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     """The workload a folded sentence names, and where: a kind of fine-tune named anywhere
     wins ('fine-tune it with LoRA'); otherwise the first workload word. A refused one ('not

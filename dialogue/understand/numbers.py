@@ -260,6 +260,21 @@ def tokens(text: str, lang: Lang = "en") -> float:
                          text=shown(text)))
 
 
+#: what may follow one example's length: '800 tokens each', '2k jetons en moyenne'
+_EACH_UNITS = (r"(?:tokens?|toks?|jetons?)?(?: (?P<each>each|apiece|chacun|chacune|per (?:example"
+               r"|item|one)|par (?:exemple|element)|on average|en moyenne|in length|de long))?")
+
+
+def length(text: str, lang: Lang = "en") -> float | None:
+    """One example's length in tokens, at the question that asks it ('800', '2k tokens
+    each', 'environ 800 jetons chacun'); None for anything else: a number past a budget's
+    floor is a budget ('50M'), unless said of each one."""
+    q = quantity(_clean(words(text)), Kind.TOKENS, lang)
+    if q is None or (m := re.fullmatch(_EACH_UNITS, q[1])) is None or q[0] < 1:
+        return None
+    return q[0] if q[0] < TOKENS_MIN or m["each"] else None
+
+
 # -- deadline --------------------------------------------------------------------------------
 
 DEADLINE_MAX_DAYS = 3650

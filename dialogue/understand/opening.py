@@ -206,19 +206,19 @@ _PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-~]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
-            today: date | None = None) -> Found:
+            today: date | None = None, training: bool | None = None) -> Found:
     """The answers a sentence gives (see the module doc). ``find_model=False`` skips the
-    catalog search: the answers typed beside another question's, cheaply."""
+    catalog search (answers typed beside another question's); ``training``: the conversation
+    is about training (by default, whether the sentence names one)."""
     found = Found()
-    ctx = Context(lang, today)
     t = fields.as_phrases(numbers.digits_in(fold(said)))  # 'users: 64' -> '64 users'
+    ctx = Context(lang, today, names.trains(t) if training is None else training)
     rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|[;!?()]", " ", t).split()) + " "
     rest = re.sub(r"(\d) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
-    if find_model:
-        rest = _counts(rest, lang, found)
+    rest = _counts(rest, lang, found) if find_model else rest
     for rec in RECOGNISERS:
         if all(k in found.answers for k in rec.keys) or not rec.may(rest):
             continue
@@ -227,7 +227,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = _by_date(rest, ctx, found)
     rest = load.spread(names.find_gpu(rest, found.answers), found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
-    rest = dataset.epochs(rest, found.answers)  # '50M tokens, 3 epochs': 150M
+    rest = dataset.epochs(rest, found.answers, training=ctx.training)  # '50M, 3 epochs': 150M
     rest = _workload(rest, found)
     _whose_speed(t, found)
     if find_model and "model" not in found.answers and found.hint is None:

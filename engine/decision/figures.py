@@ -24,6 +24,12 @@ __all__ = ["comfortable_training", "fewest_serving_gpus", "gpu_months", "inferen
            "min_gpus", "nominal_gb", "round_gb", "serving", "trained", "training_numbers"]
 
 
+def rounded(x: float, places: int = 2) -> float:
+    """``x`` to ``places`` decimals, or to three significant digits where that would be 0: a
+    small run's 0.00055 days (a LoRA on 2k emails) is no zero-day run."""
+    return round(x, places) or float(f"{x:.3g}")
+
+
 def round_gb(nbytes: float) -> float:
     """Bytes as GB to one decimal, the precision of every ``*_gb`` figure."""
     return round(nbytes / GB, 1)
@@ -163,8 +169,8 @@ def training_numbers(
         free_share=round(pic.per_copy.free_share, 4),
         scaling_efficiency=round(plan.efficiency, 3),
         mfu=round(plan.mfu * plan.efficiency, 3),
-        gpu_months=round(gpu_months(facts, plan.efficiency), 2),
-        days=round(plan.days(facts.train_tokens), 2),
+        gpu_months=rounded(gpu_months(facts, plan.efficiency)),
+        days=rounded(plan.days(facts.train_tokens)),
         gpus_needed=plan.gpus,
         min_gpus=fewest,
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.decision import terms
 from engine.decision.facts import Facts
-from engine.decision.figures import inference_numbers
+from engine.decision.figures import inference_numbers, rounded
 from engine.decision.outcome import Deployment
 from engine.decision.picture import held_per_gpu
 from engine.physics.inference import InferencePlan
@@ -68,7 +68,7 @@ def _training(facts: Facts, chosen: TrainingPlan) -> list[Alternative]:
                                  gpus=alt.gpus),
         verdict=None, gpu=facts.gpu.id, nodes=alt.nodes, precision="bf16",
         layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
-        numbers=Numbers.of(scaling_efficiency=round(alt.efficiency, 3), days=round(days, 2)),
+        numbers=Numbers.of(scaling_efficiency=round(alt.efficiency, 3), days=rounded(days)),
     )]
 
 

@@ -153,3 +153,13 @@ def test_the_math_quotes_the_physics_own_constants() -> None:
     (kv,) = [m for m in serve.math if m.id == "math.kv_gqa"]
     assert kv.params["b"] == kv_element_bytes("fp8") == 1
     assert kv.params["per_token"] == serve.numbers.kv_bytes_per_token == 163_840
+
+
+def test_a_small_fine_tune_takes_time_on_every_line_of_its_card() -> None:
+    """A LoRA on 2k emails of 150 tokens (300k tokens) runs in seconds, never in 0 days:
+    the figures keep their significant digits, in the answer and its alternatives."""
+    r = recommend(SizingRequest(model="llama-3.1-8b", workload="lora", train_tokens=3e5))
+    assert r.numbers.days is not None and 0 < r.numbers.days < 0.01
+    assert r.numbers.gpu_months is not None and r.numbers.gpu_months > 0
+    timed = [a for a in r.alternatives if a.numbers is not None and a.numbers.days is not None]
+    assert timed and all(a.numbers.days > 0 for a in timed if a.numbers.days is not None)
