@@ -32,7 +32,7 @@ _SAID = (rf"(?:{_UNITS}|{ITEMS}|conversations?|dialogues?|dialogs?|chats?|transc
 _EXAMPLES = re.compile(
     r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|data set|corpus|jeu de"
     r" donnees|donnees)\s*(?:of|de|d'|:|with|avec)?\s*)?"
-    rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{_SAID})\b{AFTER}{EACH}")
+    rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{_SAID})\b(?![\-']){AFTER}{EACH}")
 _EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
                      rf"(?<![\w.])(?P<e>{NUMBER})\s*(?:epochs?|epoques?|passes?)\b")
 

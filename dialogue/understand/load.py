@@ -342,7 +342,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               " out ")),
     Recogniser(("documents", "document_tokens"), re.compile(
-        rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b{AFTER}{EACH}"), _documents,
+        rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),
     Recogniser(("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:(?:nos|our|the|ses|leurs|their)\s+)?"

@@ -179,8 +179,8 @@ _NOISE = re.compile(
     r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
     r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
     r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
-    r"coding|code|support|poc|pilote?|prototype|they|them|box)"
-    r"(?:\b|(?<='))"
+    r"coding|code|support|poc|pilote?|prototype|they|them|box|deadline|maybe|perhaps|probably|peut-etre|"
+    r"probablement)(?:\b|(?<='))"
 )
 
 

@@ -37,13 +37,17 @@ _NOT_OF_THEM = (r"(?:of|de|des|du|d'|for|pour|per|par|a|an|the|and|et|or|ou|at|i
 #: Up to two words describing them before ('50k support tickets', '5k customer emails')
 QUALIFIED = rf"(?:(?!{_NOT_OF_THEM})[a-z][a-z'\-]*\s+){{0,2}}"
 #: and one after, as French says it ('5k courriels clients', '50k tickets de support');
-#: never a model's name ('10k docs llama 3.1 8b': a word before a number is not theirs)
+#: never a model's name ('10k docs llama 3.1 8b': a word before a number is not theirs,
+#: unless the number counts passes: '10k paires question-réponse, 2 époques')
 AFTER = (rf"(?:\s+(?:(?:de|d'|du|des|of|from)\s*)?(?!{_NOT_OF_THEM})[a-z][a-z'\-]*\b"
-         rf"(?![\-']|\s*\d))?")
-#: Their length, when said with them ('of 2k tokens', ', about 800 tokens each').
-EACH = (rf"(?:\s*(?:of|de|d'|with|avec|at|a|x|,|each of|de chacun)?\s*(?:about|around|environ"
-        rf"|~)?\s*{N2}\s*{TOK}(?:\s*(?:each|apiece|chacun|chacune|par document"
-        rf"|per doc(?:ument)?|in size|on average|en moyenne))?)?")
+         r"(?![\-']|\s*\d(?![\d.]*\s*(?:epochs?|epoques?|passes?)\b)))?")
+#: Their length, when said with them ('of 2k tokens', ', about 800 tokens each', 'averaging
+#: 600 tokens').
+EACH = (rf"(?:\s*(?:of|de|d'|with|avec|at|a|x|,|each of|de chacun|averaging|average|avg"
+        rf"|en moyenne de|d'en moyenne|en moyenne|faisant|typically)?\s*"
+        rf"(?:about|around|environ|~)?\s*{N2}\s*{TOK}"
+        rf"(?:\s*(?:each|apiece|chacun|chacune|par document|per doc(?:ument)?|in size"
+        rf"|on average|en moyenne))?)?")
 
 
 def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | None:
