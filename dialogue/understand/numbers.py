@@ -187,9 +187,10 @@ CONTEXT_UNITS = (r"(?:(?:tokens?|toks?|jetons?)?\s*(?:of\s+|de\s+)?(?:contexte?s
                  r"| length)?|ctx|fenetre)?(?: per request| par requete)?)")
 
 
-def context(text: str, limit: int, model: Message) -> int:
+def context(text: str, limit: int, model: Message | None) -> int:
     """Tokens per request (prompt + answer), binary ``k`` (``6k`` = 6,144), at most ``limit``
-    (the model's window, from the engine); ``model`` names it in the refusal."""
+    (the model's window, from the engine); ``model`` names it in the refusal (None: no model
+    is known yet, and ``limit`` is past any model's)."""
     t = _clean(text)
     if re.fullmatch(r"\d{1,3}", t) and int(t) >= 1:
         # a bare '64' is almost always 64k (or a choice's number): ask, do not size 64 tokens
@@ -203,6 +204,9 @@ def context(text: str, limit: int, model: Message) -> int:
         raise _negative(text, msg("dialogue.what.context"))
     tokens_ = _whole(value, 1, float("inf"))
     if tokens_ is not None and tokens_ > limit:
+        if model is None:
+            raise ParseError(msg("dialogue.error.context_huge", text=shown(text),
+                                 tokens=tokens_))
         raise ParseError(msg("dialogue.error.context_beyond", model=model, limit=limit,
                              text=shown(text), tokens=tokens_))
     if tokens_ is None:

@@ -29,9 +29,11 @@ from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Lang
-from engine.wording import msg, text
+from engine.wording import msg
 
 _N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
+#: a number before 'context' is never in billions ('llama 3.3 70b contexte 16k': the model's)
+_CTX_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*(?:k|m|thousand|million|mille)?)(?![a-z0-9])"
 _MINUS = re.compile(rf"(?:^|\s)[-\u2212]\s*{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
 
@@ -48,6 +50,9 @@ def _one(key: str, reader: Callable[[str, Context], AnswerValue]
 
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+_CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
 _OWN: tuple[Recogniser, ...] = (
@@ -87,15 +92,11 @@ _OWN: tuple[Recogniser, ...] = (
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser(("context",), _rx(
-        rf"(?P<v>{_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?s?|ctx)"
-        r"\b(?:\s+window)?)"), _one("context", lambda s, c: numbers.context(
-            s, _UNLIMITED, text(""))),
-        cues=("context", "ctx")),
+        rf"(?P<v>{_CTX_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?s?"
+        r"|ctx)\b(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
     Recogniser(("context",), _rx(
         rf"\b(?:contexte?s?|ctx)(?: lengths?| windows?)?(?: of| window of| de|:|=)?\s*"
-        rf"(?P<v>{_N})(?:\s*(?:tokens?|jetons?))?"), _one("context", lambda s, c: numbers.context(
-            s, _UNLIMITED, text(""))),
-        cues=("context", "ctx")),
+        rf"(?P<v>{_N})(?:\s*(?:tokens?|jetons?))?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser(("train_tokens",), _rx(
         rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|millions?|billions?|trillions?|bn"
         r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b)"),
@@ -129,8 +130,7 @@ _OWN: tuple[Recogniser, ...] = (
         lambda m, c: {"int4": True}, frozenset({"int4"}),
         cues=("int4", "awq", "gptq", "w4a16")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
-    Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"),
-               _one("context", lambda s, c: numbers.context(s, _UNLIMITED, text(""))),
+    Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
                cues=("k",)),
     Recogniser(("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
