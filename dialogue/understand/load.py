@@ -364,17 +364,21 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 
 
 #: What spreads GPUs over servers: '16 H200 across 2 nodes', '16 H100 réparties sur 2 nœuds'
-#: (both spans already read: the GPUs' and the servers' are '|' in what is left).
-_SPREAD = re.compile(r"\|\s+(?:across|over|spread over|split over|on|in|sur|en|dans"
-                     r"|reparti\w*\s+sur)\s+\|")
+#: (in what is left, both spans already read are '|'; said, the GPUs come first).
+_OVER = r"(?:across|over|spread over|split over|on|in|sur|en|dans|reparti\w*\s+sur)"
+_SPREAD = re.compile(rf"\|\s+{_OVER}\s+\|")
+_SPREAD_SAID = re.compile(rf"(?<![\w.])(?P<n>\d+)\s*x?\s+(?:[^\s|]+\s+){{1,4}}?{_OVER}\s+{N2}\s*"
+                          r"(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b")
 
 
-def spread(rest: str, answers: dict[str, AnswerValue]) -> str:
+def spread(rest: str, said: str, answers: dict[str, AnswerValue]) -> str:
     """GPUs counted over the servers they said they have are per node divided by the
-    servers ('16 H200 across 2 nodes': 8 per node), when the count divides."""
-    m = _SPREAD.search(rest)
+    servers ('16 H200 across 2 nodes': 8 per node), when the count divides; never two
+    other answers side by side ('8 H100 ... 32 users en contexte 32k')."""
+    m, s = _SPREAD.search(rest), _SPREAD_SAID.search(said)
     gpus, nodes = answers.get("gpus_per_node"), answers.get("nodes_owned")
-    if m is None or not isinstance(gpus, int) or not isinstance(nodes, int) or gpus % nodes:
+    if m is None or s is None or not isinstance(gpus, int) or not isinstance(nodes, int) \
+            or gpus % nodes or (number(s["n"]), number(s["m"])) != (gpus, nodes):
         return rest
     answers["gpus_per_node"] = gpus // nodes
     return rest[: m.start()] + "| |" + rest[m.end():]

@@ -26,6 +26,7 @@ from dialogue.understand import custom, dataset, dates, fields, load, models, na
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
+from dialogue.understand.noise import NOISE
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Lang
@@ -105,8 +106,10 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser(("deadline_days",), _rx(
         rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
         r"(?:days?|weeks?|months?|years?|hours?|hrs?|jours?|semaines?|mois|ans|annees?|heures?)\b"
-        r"(?!\s+(?:a|an|per|par|each|every|chaque)\s+(?:day|week|month|jour|semaine|mois)\b)"
-        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),  # not '8 hours a day'
+        r"(?!\s+(?:a|an|per|par|each|every|chaque)\s+(?:day|week|month|jour|semaine|mois)\b"
+        r"|\s+(?:of|d'|de)\s*(?!(?:compute|calcul|training|entrainement|gpu)\b)[a-z])"
+        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),  # not '8 hours a day',
+        # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
               "heure")),
@@ -163,25 +166,6 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
     _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
 )
-_NOISE = re.compile(
-    r"\b(?:we|i|want|would|like|need|plan|to|run|serving?|use|the|a|an|with|and|for|on|at|of|"
-    r"please|model|size|sizing|our|in|it|is|ok|okay|hi|hello|hey|how|many|gpus?|do|needs?|over|"
-    r"via|using|from|by|about|around|per|requests?|tokens?|can|you|me|help|let's|lets|what|"
-    r"which|scratch|own|custom|sorry|actually|mean|rather|wait|oops|each|at|once|"
-    r"nous|voulons|voudrions|veux|voudrais|souhaitons|je|on|faire|tourner|pour|avec|les|des|"
-    r"un|une|le|la|de|du|d'|l'|notre|nos|modele|sur|en|et|servir|deployer|combien|il|faut|"
-    r"bonjour|salut|svp|merci|dimensionner|dimensionnement|cartes?|serveurs?|zero|pardon|"
-    r"plutot|enfin|fait|veut|dire|chacun|chaque|par|prefer|because|given|as|also|just|only|"
-    r"then|so|that|this|these|those|will|be|are|have|has|our|their|my|your|vous|tu|avons|"
-    r"process|processing|traiter|ici|d'ici|speed|vitesse|weights?|poids|voudrait|voudrions|"
-    r"aimerait|aimerions|aimerais|souhaite|souhaiterait|relies?|connected|linked|we'd|i'd|"
-    r"we're|we'll|devons|devez|doit|dois|must|got|noeuds?|nodes?|internes?|internal|deja|already|"
-    r"client|cliente|customer|prospect|wants|asks|veulent|least|au|moins|minimum|besoin|"
-    r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
-    r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
-    r"coding|code|support|poc|pilote?|prototype|they|them|box|deadline|maybe|perhaps|probably|peut-etre|"
-    r"probablement)(?:\b|(?<='))"
-)
 
 
 @dataclass
@@ -225,13 +209,13 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
     rest = _by_date(rest, ctx, found)
-    rest = load.spread(names.find_gpu(rest, found.answers), found.answers)
+    rest = load.spread(names.find_gpu(rest, found.answers), t, found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
     rest = dataset.epochs(rest, found.answers, training=ctx.training)  # '50M, 3 epochs': 150M
     rest = _workload(rest, found)
     _whose_speed(t, found)
     if find_model and "model" not in found.answers and found.hint is None:
-        mention = models.find(rest, lang, _NOISE)
+        mention = models.find(rest, lang, NOISE)
         rest = mention.rest
         found.answers.update(mention.answers)
         _problem(mention.problem, found)
@@ -242,7 +226,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     found.leftovers = unused + [c for c in (_PUNCT.sub(" ", c).strip() for c in rest.split("|"))
                                 if c]
     if find_model:
-        found.leftovers = [" ".join(w for w in c.split() if not _NOISE.fullmatch(w)
+        found.leftovers = [" ".join(w for w in c.split() if not NOISE.fullmatch(w)
                                     and not CORRECTION.fullmatch(" " + w))
                            for c in found.leftovers]
         found.leftovers = [c for c in found.leftovers if c]
