@@ -12,7 +12,7 @@ understood without scraping prose. Each object has exactly these keys:
   ``requests_per_s``, ``int4``, ``gpu``, ``gpus_per_node``, ``interconnect``,
   ``train_tokens``, ``deadline_days``), and what the person said that the engine has no
   field for, shown beside them (``users_total``, ``documents``, ``document_tokens``,
-  ``batch_days``, a training set's ``examples`` and ``epochs``);
+  ``batch_days``, a training set's ``examples``, ``example_tokens`` and ``epochs``);
 * ``sources``: for each of those keys, ``said``, ``assumed``, ``default`` or ``confirmed``;
 * ``language``: ``en`` or ``fr``, the conversation's;
 * ``text``: the reply rendered in that language (notices, the steps decided, the error, then

@@ -63,12 +63,16 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
     if not s.merge:
         for k in s.keys:
-            if k not in reading and k not in s.keeps:
+            if k not in reading and k not in s.keeps and k not in s.parts:
                 conv.drop(k)
     for k, v in reading.items():
         same = conv.answers.get(k, object()) == v and conv.sources.get(k) == "assumed"
         conv.put(k, v, "assumed" if k in inferred else
                  "confirmed" if same and source == "said" else source)
+    if valid(slot, conv.answers):  # answered: only the parts its answer says stay
+        for k in s.parts:
+            if k not in reading:
+                conv.drop(k)
     conv.proposals.pop(slot, None)
     conv.answered(s.keys)
 

@@ -17,8 +17,8 @@ Schema (version 3)::
                  'concurrency', 'users_total', 'requests_per_s', 'prompt_tokens',
                  'output_tokens', 'documents', 'document_tokens', 'batch_days', 'context',
                  'target_tokens_per_s' (null: no target), 'per_user_tokens_per_s', 'ttft_s',
-                 'int4', 'train_tokens' (with 'examples' and 'epochs' when the data set was
-                 counted in items), 'deadline_days', 'interconnect', 'gpu',
+                 'int4', 'train_tokens' (with 'examples', 'example_tokens' and 'epochs': what
+                 a data set counted in items is made of), 'deadline_days', 'interconnect', 'gpu',
                  'gpus_per_node', 'nodes_owned' (the servers they said they have: compared
                  with the answer, never sized)
     sources      key -> where its answer came from: said / assumed / default / confirmed

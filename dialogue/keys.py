@@ -121,6 +121,7 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("train_tokens", "train_tokens", _shown("dialogue.show.tokens", "n")),
     # a data set counted in items, and its passes: shown, the engine takes the budget they make
     Key("examples", "train_tokens", _shown("dialogue.show.examples", "n")),
+    Key("example_tokens", "train_tokens", _shown("dialogue.show.tokens_each", "n")),
     Key("epochs", "train_tokens", _shown("dialogue.show.count", "n")),
     Key("deadline_days", "deadline_days", _shown("dialogue.show.days", "days")),
     Key("interconnect", "interconnect", _entry("link")),

@@ -84,7 +84,7 @@ def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
     elif assumed(conv, conv.state):  # inferred, not said: confirm it (Enter keeps it)
         text = msg("dialogue.question.assumed", question=text, now=slot.show(conv.answers))
     elif not slot.worded_for(conv.answers) and any(k in conv.answers for k in slot.keys
-                                                   if k not in slot.keeps):
+                                                   if k not in (*slot.keeps, *slot.parts)):
         shown = slot.show(conv.answers)
         # a new model with a shorter window: the old answer is shown as what no longer fits
         text = (msg("dialogue.question.now", question=text, now=shown)

@@ -178,24 +178,40 @@ def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
 
 def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """'1B tokens', '50M'; or as an opening says it: '20k examples of 1k tokens', '50M tokens,
-    3 epochs' (dialogue/understand/dataset.py). A data set counted without its length ('50k
-    tickets') or its passes alone ('3 epochs') is kept: then a length is one item's ('800
-    tokens each') and the passes multiply what follows, unless it counts its own."""
-    got = _phrases(t, a, lang, today, ("train_tokens", "examples", "epochs"), training=True)
-    data = {k: v for k, v in a.items() if k in ("examples", "epochs")} | {
-        k: v for k, v in got.items() if k in ("examples", "epochs")}
-    items, passes = data.get("examples"), data.get("epochs")
-    v = got.get("train_tokens")
-    said = float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
-    each = numbers.length(t, lang) if isinstance(items, int) else None
-    if said is None and each is None and set(got) & {"examples", "epochs"}:
-        return data  # still without a length: asked again, with what it keeps
-    if each is not None and isinstance(items, int):
-        total = dataset.budget(items, each, passes if isinstance(passes, int) else 1)
+    3 epochs' (dialogue/understand/dataset.py). What a data set is made of (its count, one
+    example's length, the epochs: ``dataset.PARTS``) is completed from what was kept: '800'
+    after '50k tickets, 3 epochs' is 120M tokens; '2 epochs' after '20k examples of 1k
+    tokens' is 40M. A total said while the parts wait is one pass over the data set (the
+    question says so): kept epochs multiply it, unless it counts its own ('50M tokens, 2
+    epochs'); a total said to change one is the total, and replaces what the old was made of."""
+    got = _phrases(t, a, lang, today, ("train_tokens", *dataset.PARTS), training=True)
+    parts = {k: a[k] for k in dataset.PARTS if k in a} | {
+        k: got[k] for k in dataset.PARTS if k in got}
+    said, items = _number(got.get("train_tokens")), parts.get("examples")
+    typed = numbers.length(t, lang) if isinstance(items, int) else None
+    if typed is not None:  # '800', '2k tokens each': a length, never a total
+        parts["example_tokens"], said = dataset.whole(typed), None
+    passes = parts.get("epochs")
+    n = passes if isinstance(passes, int) else 1
+    each = _number(parts.get("example_tokens"))
+    fresh = "examples" in got or (said is None and (typed is not None or bool(
+        set(got) & set(dataset.PARTS))))  # this reply says a part: the parts make the budget
+    if isinstance(items, int) and each is not None and fresh:
+        total = dataset.budget(items, each, n)
         if total is None:
             raise ParseError(msg("dialogue.error.examples_budget", n=items, each=each,
-                                 passes=passes or 1, hi=numbers.TOKENS_MAX))
-        return data | {"train_tokens": total}
+                                 passes=n, hi=numbers.TOKENS_MAX))
+        return parts | {"train_tokens": total}
+    old = _number(a.get("train_tokens"))
+    before = a.get("epochs")
+    if said is None and "epochs" in got and old is not None:  # new passes over a known set
+        said = old / (before if isinstance(before, int) else 1) * n
+        if said > numbers.TOKENS_MAX:
+            raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
+                                 hi=numbers.TOKENS_MAX, text=shown(t)))
+        return parts | {"train_tokens": said}
+    if said is None and set(got) & set(dataset.PARTS):
+        return parts  # a part alone ('3 epochs', '50k tickets'): kept, the rest asked
     if said is None:
         try:
             said = numbers.tokens(t, lang)
@@ -204,13 +220,18 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
                 raise ParseError(msg("dialogue.error.example_length", n=items,
                                      text=shown(t))) from None
             raise
-    own = dataset.said_epochs(t)  # '50M tokens, 2 epochs': already multiplied
-    if own is not None or not isinstance(passes, int):
-        return {"train_tokens": said, **({"epochs": own} if own is not None else {})}
-    if said * passes > numbers.TOKENS_MAX:
+    change = "train_tokens" in a
+    total = said if "epochs" in got or change else said * n  # '50M tokens, 2 epochs': done
+    if total > numbers.TOKENS_MAX:
         raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
                              hi=numbers.TOKENS_MAX, text=shown(t)))
-    return {"train_tokens": said * passes, "epochs": passes}
+    kept = {k: got[k] for k in ("epochs",) if k in got} if change else {
+        k: v for k, v in parts.items() if k != "example_tokens"}
+    return kept | {"train_tokens": total}
+
+
+def _number(v: AnswerValue) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
 def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:

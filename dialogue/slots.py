@@ -60,6 +60,10 @@ class Slot:
     #: keys a new answer leaves as they are, which do not answer the question alone (a first
     #: token within 2 s stays when a speed is given; it is no speed)
     keeps: tuple[str, ...] = ()
+    #: the parts of an answer an incomplete one keeps (a data set's count before its length):
+    #: shown and kept while the question waits for the rest; once it is answered, only the
+    #: parts its answer says stay (a new total replaces what the old one was made of)
+    parts: tuple[str, ...] = ()
     #: how an answer the other answers no longer allow is shown with the question again
     was: str = "dialogue.question.was"
     #: the question's wording for these answers, when it has more than one
@@ -114,7 +118,7 @@ _LENGTHS = (256, 512, 1000, 2000, 4000)
 
 
 def _budgets(answers: Answers) -> list[Choice]:
-    if "examples" in answers:
+    if "examples" in answers and "train_tokens" not in answers:
         return [Choice(value=f"{n} tokens each", label=msg("dialogue.show.tokens_each", n=n))
                 for n in _LENGTHS]
     d = _finetune_tokens(answers)
@@ -208,12 +212,12 @@ SLOTS: dict[str, Slot] = {
              readers.read_budget, _budgets,
              ask_params=lambda a: {k: int(v) for k, v in a.items() if k in ("examples", "epochs")
                                    and isinstance(v, int)},
-             # a data set counted in items asks one item's length; passes alone, one pass
-             asks=lambda a: "dialogue.slot.train_tokens.ask" + (
+             # a data set counted in items asks one item's length; passes alone, one pass; a
+             # change, the total
+             asks=lambda a: "dialogue.slot.train_tokens.ask" + ("" if "train_tokens" in a else
                  "_examples_epochs" if "examples" in a and "epochs" in a else "_examples"
                  if "examples" in a else "_epochs" if "epochs" in a else ""),
-             keeps=("examples", "epochs"),
-             default=_finetune_tokens),
+             parts=("examples", "example_tokens", "epochs"), default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,
              readers.read_deadline, choices.deadlines, default=_deadline_default),
@@ -272,7 +276,7 @@ def holds(key: str, answers: Answers) -> bool:
     an answer still to come (a first-token bound before the speed is said)."""
     slot = SLOTS[answer_keys.KEYS[key].slot]
     return key in answers and slot.applies(answers) and (
-        valid(slot.name, answers) or key in slot.keeps)
+        valid(slot.name, answers) or key in slot.keeps or key in slot.parts)
 
 
 def assumed(conv: Conversation, slot: str) -> bool:

@@ -6,8 +6,9 @@ token budget was asked again. Here the examples times their length is the budget
 epochs multiply whatever budget was said ('50M tokens, 3 epochs': 150M), in an opening and
 at the budget question alike. In a training request anything counted is its data set ('LoRA
 on 50k support tickets', '100k conversations of 800 tokens'), never a context, a batch job
-or users at once; said without their length, the count (and the epochs) are kept and the
-budget question asks how long one is (dialogue/readers.py ``read_budget``).
+or users at once. What the budget is made of (the count, one example's length, the epochs)
+is kept beside it and shown; said without their length, the count and the epochs wait for
+it at the budget question (dialogue/readers.py ``read_budget``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,22 @@ import re
 
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.numbers import TOKENS_MAX
-from dialogue.understand.patterns import AFTER, EACH, ITEM_CUES, ITEMS, QUALIFIED, N, items, number
-from dialogue.understand.text import fold
+from dialogue.understand.patterns import (
+    AFTER,
+    EACH,
+    ITEM_CUES,
+    ITEMS,
+    QUALIFIED,
+    N,
+    items,
+    number,
+)
 from engine.units import NUMBER
 
-__all__ = ["EXAMPLES", "budget", "epochs", "said_epochs"]
+__all__ = ["EXAMPLES", "PARTS", "budget", "epochs", "whole"]
 
+#: The answer keys a data set counted in items is made of, beside the budget they make.
+PARTS = ("examples", "example_tokens", "epochs")
 #: What a training set counts (never 'documents' or 'conversations': those are also what
 #: an inference batch or a chat load counts).
 _UNITS = (r"(?:training\s+)?(?:examples?|samples?|sequences?|rows?|pairs?|instructions?"
@@ -49,7 +60,13 @@ def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
         return {"examples": count} if ctx.training else None
     each = number(m["m"])
     total = budget(count, each) if each is not None else None
-    return {"train_tokens": total} if total is not None else None
+    return None if total is None or each is None else {
+        "train_tokens": total, "examples": count, "example_tokens": whole(each)}
+
+
+def whole(x: float) -> int | float:
+    """A count as an int when it is one (an answer's value as it is shown and stored)."""
+    return int(x) if x == int(x) else x
 
 
 def budget(examples: float, each: float, passes: float = 1) -> float | None:
@@ -60,14 +77,7 @@ def budget(examples: float, each: float, passes: float = 1) -> float | None:
     return total if 1 <= total <= TOKENS_MAX else None
 
 
-def said_epochs(text: str) -> int | None:
-    """The passes a reply counts itself ('50M tokens, 2 epochs': 2), or None."""
-    m = _EPOCHS.search(fold(text))
-    passes = number(m["e"]) if m is not None else None
-    return int(passes) if passes is not None and passes == int(passes) else None
-
-
-EXAMPLES = Recogniser(("train_tokens",), _EXAMPLES, _examples,
+EXAMPLES = Recogniser(("train_tokens", "examples"), _EXAMPLES, _examples,
                       cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
                             "echantil", "ligne", *ITEM_CUES, "conversation", "dialog", "chat",
                             "transcri", "messag", "question", "qa", "q&a"))
@@ -75,9 +85,9 @@ EXAMPLES = Recogniser(("train_tokens",), _EXAMPLES, _examples,
 
 def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:
     """``rest`` without its 'N epochs': the budget said in ``answers`` times N, or, in a
-    training request without a budget yet, N kept (``epochs``: the budget question multiplies
-    what it is told); ``rest`` as it was otherwise, or for a passes count that is no whole
-    number."""
+    training request without a budget yet, N kept (the budget question multiplies what it is
+    told); either way N is ``epochs``, shown with the budget. ``rest`` as it was otherwise,
+    or for a passes count that is no whole number."""
     m = _EPOCHS.search(rest)
     passes = number(m["e"]) if m is not None else None
     if m is None or passes is None or passes != int(passes) or not 1 <= passes <= 1000:
@@ -90,5 +100,5 @@ def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False
         return rest[: m.start()] + " | " + rest[m.end():]
     if budget * passes > TOKENS_MAX:
         return rest
-    answers["train_tokens"] = budget * passes
+    answers["train_tokens"], answers["epochs"] = budget * passes, int(passes)
     return rest[: m.start()] + " | " + rest[m.end():]
