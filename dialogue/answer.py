@@ -189,10 +189,12 @@ def choose(option: Option, turn: Turn, out: Outcome) -> bool:
                                                          "dialogue.notice.none")))
         out.changed = True
         return False
+    here = {k: v for k, v in option.answers.items() if KEYS[k].slot == slot}
+    if here:  # together: an MoE's total and active count are one answer
+        put(conv, slot, here, "confirmed")
     for key, value in option.answers.items():
-        target = KEYS[key].slot
-        put(conv, target, {key: value}, "confirmed") if target == slot else conv.put(
-            key, value, "confirmed")
+        if key not in here:
+            conv.put(key, value, "confirmed")
     out.notices.append(Notice(kind="understood", text=msg(
         "dialogue.notice.confirmed", answers=[pair(k, v) for k, v in option.answers.items()])))
     return True

@@ -20,14 +20,17 @@ _NONE = re.compile(r"^(?:none|no|non|aucun|aucune|n/?a|-|pas d'objectif|no targe
 _HAS_UNIT = re.compile(r"[a-z]")
 
 
+#: a value said of each user ('40 tok/s per user', '40 tok/s/user', '30 jetons/s chacun')
+_PER_USER = re.compile(r"\b(?:per|par|each|chacun|chacune)\b|/\s*(?:users?|utilisateurs?)\b")
+
+
 def _target(v: str) -> str:
-    return "no target" if _NONE.match(v) else f"{v} in total" if "per" not in v and (
-        "par" not in v) else v
+    return "no target" if _NONE.match(v) else v if _PER_USER.search(v) else f"{v} in total"
 
 
 def _speed(v: str) -> str:
     said = v if re.search(r"[a-z]", v) else f"{v} tok/s"  # 'speed: 30'
-    return said if ("per" in v or "par" in v or "each" in v) else f"{said} per user"
+    return said if _PER_USER.search(v) else f"{said} per user"
 
 
 def _deadline(v: str) -> str:

@@ -27,7 +27,7 @@ from dialogue.errors import ParseError, Unsure
 from dialogue.understand import config, custom
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
-from engine.catalog.names import Resolution, known_word, lookup, sizes
+from engine.catalog.names import Resolution, active_sizes, known_word, lookup, sizes
 from engine.units import Lang
 from engine.wording import Message, msg, text
 
@@ -85,6 +85,12 @@ def dense_option(size: float) -> Option:
     return Option(value=f"a {size:g}B dense model", label=msg("dialogue.choice.dense",
                                                                params=size * 1e9),
                   answers={"model": size})
+
+
+def moe_option(total: float, active: float) -> Option:
+    return Option(value=f"{total:g}B total, {active:g}B active", label=msg(
+        "dialogue.choice.moe", params=total * 1e9, active=active * 1e9),
+                  answers={"model": total, "active_params_b": active})
 
 
 def model_options(ids: list[str] | tuple[str, ...], size: float | None = None) -> list[Option]:
@@ -152,6 +158,12 @@ def _unsure(said: str, candidates: list[str], lang: Lang,
         return Unsure(msg(key, text=shown(said), names=_names(candidates)),
                       model_options(candidates, bare), "model")
     size = bare if bare is not None else (named[0] if named else None)
+    active = active_sizes(said) if bare is None and len(named) == 1 else ()
+    if size is not None and len(active) == 1 and 0 < active[0] < size <= custom.PARAMS_MAX_B:
+        # an MoE's name says both counts ('qwen3-coder-480b-a35b'): never sized as dense
+        return Unsure(msg("dialogue.confirm.model_moe", text=shown(said), params=size * 1e9,
+                          active=active[0] * 1e9),
+                      [moe_option(size, active[0]), none_option()], "model")
     if size is not None and 0 < size <= custom.PARAMS_MAX_B:
         return Unsure(msg("dialogue.confirm.model_dense", text=shown(said), params=size * 1e9),
                       [dense_option(size), none_option()], "model")

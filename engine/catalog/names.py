@@ -30,7 +30,8 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from engine.errors import UnknownEntry, UnknownModel
 
-__all__ = ["Resolution", "entry_keys", "known_word", "lookup", "model_keys", "normalize",
+__all__ = ["Resolution", "active_sizes", "entry_keys", "known_word", "lookup", "model_keys",
+           "normalize",
            "resolve", "sizes", "suggest"]
 
 Kind = Literal["model", "gpu", "link"]
@@ -135,6 +136,11 @@ def sizes(text: str) -> tuple[float, ...]:
     """The parameter sizes a text names, in billions: '70b' -> (70,), '8x22b' -> (176,),
     '0.5b' -> (0.5,). The active count of an MoE name ('a3b') is not among them."""
     return _tokens(text).sizes
+
+
+def active_sizes(text: str) -> tuple[float, ...]:
+    """The active counts an MoE's name gives, in billions: 'qwen3-coder-480b-a35b' -> (35,)."""
+    return _tokens(text).active
 
 
 def _agrees(want: float, have: _Sizes) -> bool:
