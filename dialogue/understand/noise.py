@@ -1,5 +1,5 @@
 """The words of a sizing request that carry no answer: greetings, pronouns, verbs of wanting
-and asking, hedges ('maybe', 'peut-être'), in English and French.
+and asking, hedges ('maybe', 'peut-être'), in English and French; and punctuation.
 
 Why a list: what no recogniser used is said back ("I did not use: ..."), so a person sees
 a word the bot missed; these words are never an answer, and saying them back would bury
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NOISE"]
+__all__ = ["NOISE", "PUNCT"]
 
 NOISE = re.compile(
     r"\b(?:we|i|want|would|like|need|plan|to|run|serving?|use|the|a|an|with|and|for|on|at|of|"
@@ -29,5 +29,8 @@ NOISE = re.compile(
     r"environ|approximativement|approximately|roughly|approx|quel|quelle|quels|quelles|much|"
     r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
     r"coding|code|support|poc|pilote?|prototype|they|them|box|deadline|maybe|perhaps|probably|"
-    r"peut-etre|probablement|pouvons-nous|pouvez-vous|peut-on|could)(?:\b|(?<='))"
+    r"peut-etre|probablement|pouvons-nous|pouvez-vous|peut-on|could|expect|expected|average|avg|"
+    r"typical|typically|moyenne|moyen)(?:\b|(?<='))"
 )
+#: Punctuation standing alone, or ending or starting a word: not part of what was said.
+PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-~]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")

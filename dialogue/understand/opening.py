@@ -26,7 +26,7 @@ from dialogue.understand import custom, dataset, dates, fields, load, models, na
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
-from dialogue.understand.noise import NOISE
+from dialogue.understand.noise import NOISE, PUNCT
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Lang
@@ -135,6 +135,10 @@ _OWN: tuple[Recogniser, ...] = (
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
     Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
                cues=("k",)),
+    # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
+    Recogniser(("interconnect",), _rx(r"\b(?:infiniband|ib)\b(?!\s*(?:ndr|hdr|xdr|\d))"),
+               _one("interconnect", lambda s, c: names.interconnect(s)),
+               frozenset({"interconnect"}), cues=("infiniband", "ib")),
     Recogniser(("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
@@ -185,10 +189,6 @@ class Found:
     refused: dict[str, ParseError] = field(default_factory=dict)
 
 
-#: Punctuation standing alone, or ending or starting a word: not part of what was said.
-_PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-~]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")
-
-
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             today: date | None = None, training: bool | None = None) -> Found:
     """The answers a sentence gives (see the module doc). ``find_model=False`` skips the
@@ -223,7 +223,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             typed = re.search(re.escape(found.fetch), said, re.I)
             found.fetch = typed.group(0) if typed is not None else found.fetch
     # a sentence's full stop or a stray dash is no word left unused ('8k context.' left '.')
-    found.leftovers = unused + [c for c in (_PUNCT.sub(" ", c).strip() for c in rest.split("|"))
+    found.leftovers = unused + [c for c in (PUNCT.sub(" ", c).strip() for c in rest.split("|"))
                                 if c]
     if find_model:
         found.leftovers = [" ".join(w for w in c.split() if not NOISE.fullmatch(w)
