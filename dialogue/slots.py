@@ -26,7 +26,7 @@ from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.keys import Answers
 from dialogue.reply import Choice
-from dialogue.understand import models, names
+from dialogue.understand import gpus, models, names
 from engine.catalog import catalog
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.units import tokens
@@ -232,7 +232,7 @@ SLOTS: dict[str, Slot] = {
                  DEFAULT_INTERCONNECT)}),
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
-             lambda t, a, lang, today: names.hardware(t), choices.menu(choices.gpus_menu),
+             lambda t, a, lang, today: gpus.hardware(t), choices.menu(choices.gpus_menu),
              default=lambda a: Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                                        answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[

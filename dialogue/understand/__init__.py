@@ -23,10 +23,10 @@ def warm() -> None:
     """Build, once per process, what the first reading of a message would: the catalog's
     model, GPU and link indexes, the readers' compiled patterns (~50 ms), so that no person's
     first message pays for it. Called by the service; cheap after the first time."""
-    from dialogue.understand import names, opening
+    from dialogue.understand import gpus, names, opening
 
     opening.extract("llama 70b inference 64 users, sorry 128, 8k context 30 tok/s per user "
                     "on our 4x L40S over InfiniBand NDR, 200 employees, 20 requests per second")
     opening.extract("lora on 20k examples of 1k tokens, 2 epochs, this week, on 8x B300")
-    names.gpu("h100")  # and above, an unknown GPU: the nearest names' look-up
+    gpus.gpu("h100")  # and above, an unknown GPU: the nearest names' look-up
     names.interconnect("100 GbE")

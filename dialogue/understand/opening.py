@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import custom, dataset, dates, fields, load, models, names, numbers
+from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
@@ -209,7 +209,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
     rest = _by_date(rest, ctx, found)
-    rest = load.spread(names.find_gpu(rest, found.answers), t, found.answers)
+    rest = load.spread(gpus.find_gpu(rest, found.answers), t, found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
     rest = dataset.epochs(rest, found.answers, training=ctx.training)  # '50M, 3 epochs': 150M
     rest = _workload(rest, found)

@@ -1,6 +1,6 @@
 """A GPU the catalog does not hold, named where a GPU goes ('on 8x B300', 'sur des MI300X').
 
-Why: :func:`dialogue.understand.names.find_gpu` takes exact catalog names only, so an
+Why: :func:`dialogue.understand.gpus.find_gpu` takes exact catalog names only, so an
 unknown part was left among the words not used and the card was sized on the default GPU,
 a question nobody asked. Named where only hardware goes (after a count and 'x', or after
 'on' / 'sur' and the like) and shaped like a part number (letters then digits: B300,
@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 
 from dialogue.errors import ParseError
-from dialogue.understand.names import gpu
+from dialogue.understand.gpus import gpu
 
 __all__ = ["refuse_unknown_gpu"]
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from dialogue import command
 from dialogue.errors import ParseError, Unsure
-from dialogue.understand import language, models, names, negation, numbers
+from dialogue.understand import gpus, language, models, names, negation, numbers
 from dialogue.understand.opening import extract
 from engine.units import Kind, parse
 from engine.wording import text
@@ -227,7 +227,7 @@ def test_a_hub_id_the_catalog_lacks_is_fetched(said: str, repo: str) -> None:
     ("NVIDIA L40S (48 Go)", "l40s"),
 ])
 def test_gpus_typed_loosely(said: str, gpu: str) -> None:
-    assert names.gpu(said) == gpu
+    assert gpus.gpu(said) == gpu
 
 
 @pytest.mark.parametrize("said", ["not sure", "don't know", "no idea", "default", "dunno?",

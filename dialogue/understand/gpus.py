@@ -1,0 +1,180 @@
+"""GPUs as people name them: "8x H100s", "on our 4x L40S", "a single RTX 4090", a button's
+label "NVIDIA L40S (48 GB)", and the ones refused ("not on L40S", "pas sur des H100").
+
+The catalog resolves names (``engine.catalog``); this module finds them in a sentence with
+the count per node said beside them, and keeps a GPU refused there as one to avoid: the
+answer never offers it (engine ``avoid_gpus``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+
+from dialogue.errors import ParseError
+from dialogue.understand.load import AnswerValue
+from dialogue.understand.negation import negated
+from dialogue.understand.numbers import GPUS_PER_NODE_MAX
+from dialogue.understand.text import shown, words
+from engine.catalog import UnknownEntry, catalog, normalize
+from engine.wording import msg
+
+_GPU_COUNT = re.compile(r"^(?:(?P<n>\d+)\s*(?:x|×)\s*|(?P<m>\d+)\s+)")
+_GPU_SIZE = re.compile(r"\s*\(\s*\d+(?:[.,]\d+)?\s*(?:gb|go)\s*\)\s*$", re.I)
+
+
+@lru_cache(maxsize=4096)
+def gpu_candidates(said: str) -> tuple[str, ...]:
+    """What a person may type for a GPU, bare: '8x H100s' -> 'H100s', 'H100'; a label
+    read off a button 'NVIDIA L40S (48 GB)' -> 'NVIDIA L40S'."""
+    t = _GPU_SIZE.sub("", " ".join(said.split()))
+    t = re.sub(r"^(?:on|with|sur|avec|our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
+    t = re.sub(r"^(?:our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
+    t = _GPU_COUNT.sub("", t, count=1) or t
+    out = [t]
+    if t.lower().endswith("s") and not t.lower().endswith(("l40s", "gpus")):
+        out.append(t[:-1])  # a plural: 'H100s', '5090s'
+    return tuple(out)
+
+
+def gpu_count(said: str) -> int | None:
+    """The count before a GPU name ('4x L40S', '8 H100') within the engine's bound."""
+    t = re.sub(r"^(?:on|with|sur|avec|our|nos|notre|the|les|des)\s+", "", said.strip(),
+               flags=re.I)
+    t = re.sub(r"^(?:our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
+    m = _GPU_COUNT.match(t)
+    if m is None:
+        return None
+    n = int(m["n"] or m["m"])
+    return n if 1 <= n <= GPUS_PER_NODE_MAX else None
+
+
+def gpu(said: str) -> str:
+    cands = gpu_candidates(said)
+    for cand in cands[1:]:
+        try:
+            return catalog().gpu(cand).id
+        except UnknownEntry:
+            continue
+    try:
+        return catalog().gpu(cands[0]).id
+    except UnknownEntry as exc:
+        gpus = catalog().gpus
+        names = [gpus[s].name for s in exc.suggestions if s in gpus]
+        message = (msg("dialogue.error.gpu_unknown_near", text=shown(said), names=names)
+                   if names else msg("dialogue.error.gpu_unknown", text=shown(said)))
+        raise ParseError(message, exc.suggestions) from None
+
+
+def hardware(said: str) -> dict[str, str | int | float | bool | None]:
+    """The GPU question's answer: the GPU, and the count per node when one is given ('4x
+    L40S'); a count alone ('4 GPUs') keeps the GPU."""
+    t = words(said)
+    alone = re.fullmatch(r"(?:on\s+|sur\s+)?(\d+)\s*(?:x\s*)?(?:gpus?|cards?|cartes?)", t)
+    if alone is not None:
+        n = int(alone[1])
+        if 1 <= n <= GPUS_PER_NODE_MAX:
+            return {"gpus_per_node": n}
+        raise ParseError(msg("dialogue.error.gpus_per_node", hi=GPUS_PER_NODE_MAX,
+                             text=shown(said)))
+    try:
+        out: dict[str, str | int | float | bool | None] = {"gpu": gpu(said)}
+    except ParseError:
+        if t.isdigit():  # '16' at the GPU question: no GPU is named so; a count, said alone
+            n = int(t)
+            if not 1 <= n <= GPUS_PER_NODE_MAX:
+                raise ParseError(msg("dialogue.error.gpus_per_node", hi=GPUS_PER_NODE_MAX,
+                                     text=shown(said))) from None
+            raise ParseError(msg("dialogue.error.gpu_number", text=shown(said), n=n),
+                             retry=[f"{n} GPU" if n == 1 else f"{n} GPUs"]) from None
+        raise
+    count = gpu_count(said)
+    if count is not None:
+        out["gpus_per_node"] = count
+    return out
+
+
+@cache
+def _gpu_keys() -> frozenset[str]:
+    """Every GPU name the catalog knows, normalized; bare numbers ('5090') left out, since
+    in a sentence a number is more often a count."""
+    keys = {normalize(k) for g in catalog().gpus.values() for k in (g.id, g.name, *g.aliases)}
+    return frozenset(k for k in keys if not k.isdigit())
+
+
+@cache
+def _gpu_blob() -> str:
+    return "|".join(_gpu_keys())
+
+
+@lru_cache(maxsize=8192)
+def _gpu_word(w: str) -> bool:
+    """Whether a word could be part of a GPU's name ('h100s', 'rtx', 'l40s'; not '4')."""
+    if not w or w == "|" or w.isdigit() or w[:-1].isdigit():
+        return False
+    blob = _gpu_blob()
+    return normalize(w) in blob or normalize(w.rstrip("s")) in blob
+
+
+#: Words that count one GPU before its name ('a single H100'; 'une seule H100' folds to 'seule').
+_ONE = frozenset({"single", "one", "seule", "seul", "unique"})
+
+
+@cache
+def _bare_gpu_keys() -> frozenset[str]:
+    """The GPU names that are a number alone ('4090', '5090'): a GPU only where the words
+    before it say hardware (:data:`_HARDWARE_BEFORE`), a count everywhere else."""
+    return frozenset(normalize(k) for g in catalog().gpus.values() for k in g.aliases
+                     if normalize(k).isdigit())
+
+
+#: Words before a bare number that make it a GPU's name ('on a 4090', 'sur une 5090', '2x
+#: 4090', 'a single 4090').
+_HARDWARE_BEFORE = frozenset({"a", "an", "one", "single", "un", "une", "seul", "seule", "on",
+                              "sur", "our", "nos", "notre", "with", "avec"})
+
+
+def _bare_gpu(ws: list[str], i: int) -> bool:
+    w = ws[i].rstrip("s")
+    before = ws[i - 1] if i > 0 else ""
+    return w in _bare_gpu_keys() and (before in _HARDWARE_BEFORE
+                                      or re.fullmatch(r"\d+x", before) is not None)
+
+
+def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
+    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
+    of it, with the count per node before it: exact catalog names only, and not a refused one
+    ('not on H100s')."""
+    ws = rest.split(" ")
+    # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
+    # and a window of counts alone ('4 8') names no GPU
+    named = [_gpu_word(w) or _bare_gpu(ws, i) for i, w in enumerate(ws)]
+    near = [n or (w[:-1].isdigit() and w != "|") for w, n in zip(ws, named, strict=True)]
+    for size in (4, 3, 2, 1):
+        for i in range(len(ws) - size + 1):
+            if not all(near[i : i + size]) or not any(named[i : i + size]):
+                continue
+            window = " ".join(ws[i : i + size])
+            for cand in gpu_candidates(window):
+                bare = size == 1 and not _gpu_word(ws[i])  # named[i] by _bare_gpu alone
+                if normalize(cand) not in (_bare_gpu_keys() if bare else _gpu_keys()):
+                    continue
+                start = len(" ".join(ws[:i])) + 1
+                if negated(rest, start):
+                    break
+                try:
+                    answers.setdefault("gpu", gpu(cand))
+                except ParseError:  # a name two GPUs share: not an answer
+                    continue
+                count = gpu_count(window)
+                before = ws[i - 1] if i > 0 else ""
+                if count is None and re.fullmatch(r"\d+x?", before):
+                    count = gpu_count(before.rstrip("x") + "x " + cand)
+                    i -= 1
+                    size += 1
+                elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
+                    count, i, size = 1, i - 1, size + 1
+                if count is not None:
+                    answers.setdefault("gpus_per_node", count)
+                return " ".join([*ws[:i], "|", *ws[i + size :]])
+    return rest
