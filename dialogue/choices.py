@@ -13,7 +13,7 @@ from functools import cache
 
 from dialogue import readers
 from dialogue.assumptions import assumptions
-from dialogue.keys import Answers
+from dialogue.keys import Answers, avoided
 from dialogue.reply import Choice
 from dialogue.understand import load, names, numbers
 from engine.catalog import catalog
@@ -129,6 +129,12 @@ def gpus_menu() -> tuple[Choice, ...]:
     return tuple(Choice(value=g.id, label=msg("dialogue.choice.gpu", name=g.name,
                                               memory=g.memory_gb),
                         style="primary" if g.id == DEFAULT_GPU else None) for g in gpus)
+
+
+def gpus_offered(answers: Answers) -> list[Choice]:
+    """The GPU question's buttons: every GPU but those refused ('not on L40S')."""
+    refused = avoided(answers.get("avoid_gpus"))
+    return [c for c in gpus_menu() if c.value not in refused]
 
 
 def menu(build: Callable[[], tuple[Choice, ...]]) -> Callable[[Answers], list[Choice]]:

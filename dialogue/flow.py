@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dialogue.conversation import AnswerValue, Conversation
-from dialogue.keys import KEYS
+from dialogue.keys import KEYS, avoided
 from dialogue.machine import DONE
 from dialogue.reply import Source
 from dialogue.slots import ORDER, SLOTS, holds, serving, valid
@@ -247,6 +247,8 @@ FLOW: tuple[tuple[str, Predicate], ...] = (
     # the questions behind what the engine is always sent (the GPU, the link): asked when
     # their answer was refused
     *((s, _reasked(s)) for s in dict.fromkeys(KEYS[k].slot for k, _ in ALWAYS)),
+    # the default GPU refused ('not on RTX PRO 6000') and no other named: asked
+    ("gpu", lambda a, plan: "gpu" not in a and DEFAULT_GPU in avoided(a.get("avoid_gpus"))),
     # a format named that this GPU cannot run (NVFP4 off Blackwell): asked before the engine
     ("precision", lambda a, plan: "precision" in a and _open("precision")(a, plan)),
     ("workload", _assumed("workload")),

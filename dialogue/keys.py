@@ -66,6 +66,11 @@ def _entry(kind: str) -> Callable[[AnswerValue], Message]:
     return show
 
 
+def avoided(v: AnswerValue) -> tuple[str, ...]:
+    """The GPU ids of an ``avoid_gpus`` answer."""
+    return tuple(g for g in str(v or "").split(",") if g)
+
+
 def _shown(mid: str, param: str) -> Callable[[AnswerValue], Message]:
     return lambda v: msg(mid, **{param: _num(v)})
 
@@ -129,6 +134,10 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("gpus_per_node", "gpu", _shown("dialogue.show.count", "n")),
     # the nodes they have: compared with the answer (dialogue/present.py), never sized
     Key("nodes_owned", "gpu", _shown("dialogue.show.nodes", "n"), lambda v, a: {}),
+    # the GPUs they refused ('not on L40S'), comma-separated ids: never offered
+    Key("avoid_gpus", "gpu", lambda v: text(", ".join(
+        g.name for g in (catalog().gpus.get(i) for i in avoided(v)) if g is not None)),
+        lambda v, a: {"avoid_gpus": list(avoided(v))}),
 )}
 ORDER: tuple[str, ...] = tuple(KEYS)
 

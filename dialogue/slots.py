@@ -232,11 +232,12 @@ SLOTS: dict[str, Slot] = {
                  DEFAULT_INTERCONNECT)}),
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
-             lambda t, a, lang, today: gpus.hardware(t), choices.menu(choices.gpus_menu),
-             default=lambda a: Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
-                                       answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),
+             lambda t, a, lang, today: gpus.hardware(t), choices.gpus_offered,
+             default=lambda a: None if DEFAULT_GPU in answer_keys.avoided(a.get("avoid_gpus"))
+             else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
+                          answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),  # never one refused
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
-                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned",)),
+                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned", "avoid_gpus")),
     )
 }
 ORDER: tuple[str, ...] = tuple(SLOTS)

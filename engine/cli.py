@@ -124,6 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--prompt-tokens", type=_length, help="prompt tokens per request")
     r.add_argument("--output-tokens", type=_length, help="generated tokens per request")
     r.add_argument("--gpu", default=DEFAULT_GPU)
+    r.add_argument("--avoid-gpu", action="append", metavar="GPU",
+                   help="a GPU never to offer as an alternative (repeatable)")
     r.add_argument("--gpus-per-node", type=int, default=8)
     r.add_argument("--interconnect", default=DEFAULT_INTERCONNECT)
     r.add_argument("--train-tokens", type=_tokens, help="token budget (1.5T = 1.5 x 10^12)")
@@ -210,6 +212,7 @@ def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
         output_tokens=args.output_tokens, gpu=args.gpu, gpus_per_node=args.gpus_per_node,
         interconnect=args.interconnect, train_tokens=args.train_tokens,
         deadline_days=args.deadline_days,
+        avoid_gpus=tuple(args.avoid_gpu) if args.avoid_gpu else None,
     )
     rec = recommend(req, alternatives=not args.no_alternatives)
     if args.charts:  # printed after the answer (on stderr with --json: one object on stdout)

@@ -42,7 +42,8 @@ class SizingRequest(BaseModel):
     largest batch a copy may take), ``requests_per_s`` (arrivals; with ``prompt_tokens`` and
     ``output_tokens`` it sets the throughput, and the requests in flight when
     ``concurrency`` is not given). ``allow_int4`` means "4-bit weights are acceptable"
-    (INT4, NVFP4 or MXFP4, whichever the GPU runs best).
+    (INT4, NVFP4 or MXFP4, whichever the GPU runs best). ``avoid_gpus``: GPUs the customer
+    refused ('not on L40S'), catalog ids or names: never offered as an alternative.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -65,6 +66,7 @@ class SizingRequest(BaseModel):
     prompt_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     gpu: str = DEFAULT_GPU
+    avoid_gpus: tuple[str, ...] = Field(default=(), max_length=32)
     gpus_per_node: int = Field(default=8, ge=1, le=16)
     interconnect: str = DEFAULT_INTERCONNECT
     train_tokens: float | None = Field(default=None, gt=0, le=1e15)

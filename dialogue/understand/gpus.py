@@ -9,11 +9,12 @@ answer never offers it (engine ``avoid_gpus``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache, lru_cache
 
 from dialogue.errors import ParseError
 from dialogue.understand.load import AnswerValue
-from dialogue.understand.negation import negated
+from dialogue.understand.negation import refusal_start
 from dialogue.understand.numbers import GPUS_PER_NODE_MAX
 from dialogue.understand.text import shown, words
 from engine.catalog import UnknownEntry, catalog, normalize
@@ -141,11 +142,9 @@ def _bare_gpu(ws: list[str], i: int) -> bool:
                                       or re.fullmatch(r"\d+x", before) is not None)
 
 
-def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
-    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
-    of it, with the count per node before it: exact catalog names only, and not a refused one
-    ('not on H100s')."""
-    ws = rest.split(" ")
+def _named(ws: list[str]) -> Iterator[tuple[int, int, str]]:
+    """Each window of words naming a catalog GPU, as (first word, words, candidate name),
+    the longest windows first."""
     # a word no GPU name holds ('company') cannot be in one: windows across it are skipped,
     # and a window of counts alone ('4 8') names no GPU
     named = [_gpu_word(w) or _bare_gpu(ws, i) for i, w in enumerate(ws)]
@@ -154,27 +153,62 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
         for i in range(len(ws) - size + 1):
             if not all(near[i : i + size]) or not any(named[i : i + size]):
                 continue
-            window = " ".join(ws[i : i + size])
-            for cand in gpu_candidates(window):
+            for cand in gpu_candidates(" ".join(ws[i : i + size])):
                 bare = size == 1 and not _gpu_word(ws[i])  # named[i] by _bare_gpu alone
-                if normalize(cand) not in (_bare_gpu_keys() if bare else _gpu_keys()):
-                    continue
-                start = len(" ".join(ws[:i])) + 1
-                if negated(rest, start):
-                    break
-                try:
-                    answers.setdefault("gpu", gpu(cand))
-                except ParseError:  # a name two GPUs share: not an answer
-                    continue
-                count = gpu_count(window)
-                before = ws[i - 1] if i > 0 else ""
-                if count is None and re.fullmatch(r"\d+x?", before):
-                    count = gpu_count(before.rstrip("x") + "x " + cand)
-                    i -= 1
-                    size += 1
-                elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
-                    count, i, size = 1, i - 1, size + 1
-                if count is not None:
-                    answers.setdefault("gpus_per_node", count)
-                return " ".join([*ws[:i], "|", *ws[i + size :]])
+                if normalize(cand) in (_bare_gpu_keys() if bare else _gpu_keys()):
+                    yield i, size, cand
+
+
+#: another GPU joined to one just refused ('not on L40S or B200', 'ni L40S ni L4')
+_ALSO = re.compile(r"\|\s+(?:or|nor|and|ni|ou|et)\s+(?:(?:on|sur|des|les|the|a|an)\s+)*$")
+
+
+def _avoided(rest: str, answers: dict[str, AnswerValue]) -> str:
+    """The GPUs a sentence refuses ('not on L40S', 'pas sur des H100'), kept in
+    ``avoid_gpus`` (comma-separated ids: never offered), their words taken out."""
+    for _ in range(8):  # a few refused at most; each pass takes one out
+        ws = rest.split(" ")
+        for i, size, cand in _named(ws):
+            start = len(" ".join(ws[:i])) + 1
+            at = refusal_start(rest, start)
+            also = _ALSO.search(rest[:start]) if at is None else None  # 'not L40S or B200'
+            at = also.start() + 1 if also is not None else at
+            if at is None:
+                continue
+            try:
+                refused = gpu(cand)
+            except ParseError:  # a name two GPUs share: not one GPU refused
+                continue
+            said = [g for g in str(answers.get("avoid_gpus") or "").split(",") if g]
+            answers["avoid_gpus"] = ",".join(dict.fromkeys([*said, refused]))
+            rest = rest[:at] + "| " + rest[len(" ".join(ws[: i + size])):]
+            break
+        else:
+            return rest
+    return rest
+
+
+def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
+    """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
+    of it, with the count per node before it: exact catalog names only; a refused one ('not
+    on H100s') is one to avoid."""
+    rest = _avoided(rest, answers)
+    ws = rest.split(" ")
+    for i, size, cand in _named(ws):
+        try:
+            answers.setdefault("gpu", gpu(cand))
+        except ParseError:  # a name two GPUs share: not an answer
+            continue
+        window = " ".join(ws[i : i + size])
+        count = gpu_count(window)
+        before = ws[i - 1] if i > 0 else ""
+        if count is None and re.fullmatch(r"\d+x?", before):
+            count = gpu_count(before.rstrip("x") + "x " + cand)
+            i -= 1
+            size += 1
+        elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
+            count, i, size = 1, i - 1, size + 1
+        if count is not None:
+            answers.setdefault("gpus_per_node", count)
+        return " ".join([*ws[:i], "|", *ws[i + size :]])
     return rest

@@ -353,8 +353,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         frozenset({"concurrency"}),
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
-    Recogniser(("nodes_owned",), re.compile(
-        rf"{N}\s*(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b"), _nodes_owned,
+    Recogniser(("nodes_owned",), re.compile(  # not a GPU's name ('RTX PRO 6000 Server')
+        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b"
+        r"(?!\s+edition)"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
     Recogniser(("gpus_per_node",), re.compile(
         rf"{N}\s*(?:x\s*)?(?:gpus?|cards?|cartes?(?: graphiques)?|accelerators?"

@@ -98,10 +98,20 @@ _NEGATOR = re.compile(
 def negated(folded: str, start: int) -> bool:
     """Whether the words just before ``start`` in a folded sentence refuse what starts
     there: 'not on h100' -> True for 'h100'; 'h100, not a100' -> False for 'h100'."""
-    before = folded[max(0, start - 40):start]
-    if "," in before or ";" in before:
-        before = re.split(r"[,;]", before)[-1]
-    return _NEGATOR.search(before) is not None
+    return refusal_start(folded, start) is not None
+
+
+def refusal_start(folded: str, start: int) -> int | None:
+    """Where the words refusing what starts at ``start`` begin ('but not on h100': at
+    'not'), or None when nothing just before refuses it."""
+    lo = max(0, start - 40)
+    cut = max(folded.rfind(",", lo, start), folded.rfind(";", lo, start))
+    lo = cut + 1 if cut >= 0 else lo
+    before = folded[lo:start]
+    m = _NEGATOR.search(before)
+    if m is None:
+        return None
+    return lo + m.start() + (1 if before[m.start()] in " \t\n,;:(" else 0)
 
 
 # -- corrections ---------------------------------------------------------------------------

@@ -120,11 +120,14 @@ def _memory_ranker(facts: Facts) -> Callable[[GPUSpec], tuple[int, float]]:
 
 def _other_gpus(facts: Facts, room: int) -> list[Alternative]:
     """Up to ``room`` other GPUs: the two best the vendor builds, then the best compare-only
-    part (walked only when there is room left for it)."""
+    part (walked only when there is room left for it); never one the customer refused."""
     pool: dict[bool, list[tuple[tuple[int, float, int], GPUSpec]]] = {True: [], False: []}
     by_memory = _memory_ranker(facts)
-    for gpu in facts.catalog.gpus.values():
-        if gpu.id == facts.gpu.id or (facts.precision == "nvfp4" and not gpu.fp4_tflops):
+    cat = facts.catalog
+    avoided = {(cat.gpus.get(g) or cat.gpu(g)).id for g in facts.request.avoid_gpus}
+    for gpu in cat.gpus.values():
+        if gpu.id == facts.gpu.id or gpu.id in avoided or (
+                facts.precision == "nvfp4" and not gpu.fp4_tflops):
             continue
         step, nodes = by_memory(gpu)
         pool[gpu.vendor_builds].append(((step, nodes, -int(gpu.memory_bytes)), gpu))

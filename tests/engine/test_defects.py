@@ -21,7 +21,7 @@ import sys
 import pytest
 
 import engine
-from engine import SizingRequest, UnsizableRequest, recommend
+from engine import EngineError, SizingRequest, UnsizableRequest, recommend
 from engine.catalog import catalog
 from engine.physics.memory import kv_element_bytes
 from engine.physics.training import flops_factor
@@ -163,3 +163,17 @@ def test_a_small_fine_tune_takes_time_on_every_line_of_its_card() -> None:
     assert r.numbers.gpu_months is not None and r.numbers.gpu_months > 0
     timed = [a for a in r.alternatives if a.numbers is not None and a.numbers.days is not None]
     assert timed and all(a.numbers.days > 0 for a in timed if a.numbers.days is not None)
+
+
+def test_a_refused_gpu_is_never_an_alternative() -> None:
+    """'not on L40S': the GPUs a customer refused are not offered, whatever they would win;
+    a name the catalog lacks is refused by name."""
+    kw: dict[str, object] = {"model": "llama-3.1-70b", "concurrency": 64, "context": 8192}
+    base = recommend(SizingRequest(**kw))
+    offered = [a.gpu for a in base.alternatives if a.kind == "gpu"]
+    assert offered
+    r = recommend(SizingRequest(**kw, avoid_gpus=tuple(offered)))
+    others = [a.gpu for a in r.alternatives if a.kind == "gpu"]
+    assert others and not set(offered) & set(others)
+    with pytest.raises(EngineError, match="nonsense"):
+        recommend(SizingRequest(**kw, avoid_gpus=("nonsense",)))
