@@ -11,7 +11,7 @@ nothing the catalog is near gets those ways at once. A Hugging Face id the catal
 hold raises :class:`Fetch`: the service asks the Hub (I/O stays out of the readers).
 
 In a sentence (:func:`find`), the model is the run of words that could be part of a name
-("llama 3.1 70b", "yi 34b", "kimi k2"); a part of the run that names a model exactly is
+("llama 3.1 70b", "yi 34b", "internlm 3"); a part of the run that names a model exactly is
 taken only if the words left over do not contradict it ("mistral large" inside "mistral
 large 3" does not make it Mistral Large 2: the "3" is not one of its words).
 """
@@ -195,7 +195,7 @@ def _modelish(word: str) -> bool:
 
 def _runs(ws: list[str], noise: re.Pattern[str]) -> list[tuple[int, int]]:
     """Spans of words that could be one model's name; a word just before a size or a
-    name-shaped word joins it ('yi 34b', 'kimi k2', 'hermes 3 llama 3.1 70b')."""
+    name-shaped word joins it ('yi 34b', 'internlm 3', 'hermes 3 llama 3.1 70b')."""
     flags = [_modelish(w) and not (noise.fullmatch(w) and not _SIZE_WORD.match(w))
              for w in ws]
     for i in range(len(ws)):

@@ -18,13 +18,16 @@ from tests.dialogue.helpers import notice_ids
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KIMI = (FIXTURES / "kimi-k2-instruct.config.json").read_text()
+#: A repo the catalog does not hold, serving Kimi K2's config (a fine-tune keeps its base's):
+#: Kimi K2 itself is a catalog model now, taken by name before any fetch.
+KIMI_REPO = "acme/Kimi-K2-Instruct-helpdesk"
 LLAMA = (FIXTURES / "llama-3.1-8b-finetune.config.json").read_text()
 
 
 @pytest.fixture
 def hub() -> Iterator[FakeHub]:
     fake = FakeHub(repos={
-        "moonshotai/Kimi-K2-Instruct": Repo({"config.json": KIMI.encode()}),
+        KIMI_REPO: Repo({"config.json": KIMI.encode()}),
         "meta-llama/Llama-4-Gated": Repo({"config.json": LLAMA.encode()}, gated=True,
                                          token="hf_granted"),
         "acme/weights-only": Repo({}),
@@ -39,7 +42,7 @@ def _dialogue(hub: FakeHub, **kw: object) -> Dialogue:
 
 def test_a_hub_id_is_fetched_and_sized_by_the_same_code_as_the_catalog(hub: FakeHub) -> None:
     d = _dialogue(hub)
-    r = d.start("k", "serve moonshotai/Kimi-K2-Instruct to 50 users, 8k context over IB 400")
+    r = d.start("k", f"serve {KIMI_REPO} to 50 users, 8k context over IB 400")
     assert r.sources["hf_config"] == "said" and "model" not in r.request
     assert r.request["hf_config"]["n_routed_experts"] == 384
     assert {"dialogue.notice.fetched", "dialogue.notice.config_moe"} <= set(notice_ids(r))
@@ -51,7 +54,15 @@ def test_a_hub_id_is_fetched_and_sized_by_the_same_code_as_the_catalog(hub: Fake
     assert r.recommendation.numbers.weights_gb is not None
     assert r.recommendation.numbers.weights_gb < 1300
     assert [m for m, path, _ in hub.requests] == ["GET"]
-    assert hub.requests[0][1] == "/moonshotai/Kimi-K2-Instruct/resolve/main/config.json"
+    assert hub.requests[0][1] == f"/{KIMI_REPO}/resolve/main/config.json"
+
+
+def test_a_hub_id_the_catalog_holds_is_the_catalog_model_and_nothing_is_fetched(
+    hub: FakeHub
+) -> None:
+    r = _dialogue(hub).start("k", "serve moonshotai/Kimi-K2-Instruct to 50 users, 8k context")
+    assert r.request["model"] == "kimi-k2" and "hf_config" not in r.request
+    assert hub.requests == []
 
 
 def test_a_gated_model_says_so_keeps_the_rest_and_a_pasted_config_answers(
@@ -90,16 +101,16 @@ def test_a_refusal_at_the_model_question_changes_nothing(hub: FakeHub, repo: str
 
 def test_offline_no_request_is_made_and_the_other_ways_are_said(hub: FakeHub) -> None:
     d = _dialogue(hub, offline=True)
-    r = d.start("k", "moonshotai/Kimi-K2-Instruct 50 users")
+    r = d.start("k", f"{KIMI_REPO} 50 users")
     assert r.error is not None and r.error.id == "dialogue.error.hub_offline"
     assert hub.requests == [] and r.request["concurrency"] == 50
-    r = Dialogue(MemoryStore(), hub=NoHub()).start("k", "moonshotai/Kimi-K2-Instruct")
+    r = Dialogue(MemoryStore(), hub=NoHub()).start("k", KIMI_REPO)
     assert r.error is not None and r.error.id == "dialogue.error.hub_offline"
 
 
 def test_a_hub_that_fails_is_one_bounded_try(hub: FakeHub) -> None:
     hub.down = True
-    r = _dialogue(hub).start("k", "moonshotai/Kimi-K2-Instruct")
+    r = _dialogue(hub).start("k", KIMI_REPO)
     assert r.error is not None and r.error.id == "dialogue.error.hub_unreachable"
     assert len(hub.requests) == 1  # no retries with backoff while a person waits
 

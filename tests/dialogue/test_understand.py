@@ -196,7 +196,7 @@ def test_a_size_no_catalog_model_has_is_offered_as_a_dense_model_of_that_size(
     assert [o.answers for o in exc.value.options] == [{"model": size}, {}]
 
 
-@pytest.mark.parametrize("said", ["GLM-4.5", "kimi k2", "claude 3.5 sonnet"])
+@pytest.mark.parametrize("said", ["GLM-4.5", "internlm 3", "claude 3.5 sonnet"])
 def test_a_family_the_catalog_lacks_gets_the_ways_to_describe_it(said: str) -> None:
     with pytest.raises(ParseError) as exc:
         models.model(said)
@@ -212,7 +212,7 @@ def test_a_moe_without_its_active_count_is_asked_for_it() -> None:
 
 
 @pytest.mark.parametrize(("said", "repo"), [
-    ("moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Instruct"),
+    ("moonshotai/Kimi-K2-Thinking", "moonshotai/Kimi-K2-Thinking"),
     ("https://huggingface.co/zai-org/GLM-4.5", "zai-org/GLM-4.5"),
 ])
 def test_a_hub_id_the_catalog_lacks_is_fetched(said: str, repo: str) -> None:

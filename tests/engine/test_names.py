@@ -22,6 +22,9 @@ MODELS = catalog().models
                                                       "qwen-2.5-72b"),
     ("deepseek v3", "deepseek-v3"), ("gpt-oss-120b", "gpt-oss-120b"), ("maverick",
                                                                       "llama-4-maverick"),
+    ("kimi k2", "kimi-k2"), ("moonshotai/Kimi-K2-Instruct", "kimi-k2"), ("Kimi K2 1T", "kimi-k2"),
+    ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b"),
+    ("qwen3-coder-480b-a35b", "qwen3-coder-480b-a35b"),
 ])
 def test_an_id_a_name_an_alias_or_a_hub_id_is_exact(text: str, model_id: str) -> None:
     found = lookup(text, MODELS, "model")
@@ -30,6 +33,7 @@ def test_an_id_a_name_an_alias_or_a_hub_id_is_exact(text: str, model_id: str) ->
 
 @pytest.mark.parametrize(("text", "model_id"), [
     ("405b", "llama-3.1-405b"), ("qwen 2.5 72", "qwen-2.5-72b"), ("8x22b", "mixtral-8x22b"),
+    ("qwen3 coder", "qwen3-coder-480b-a35b"), ("moonshot kimi", "kimi-k2"),
 ])
 def test_a_unique_fragment_is_a_fragment_not_exact(text: str, model_id: str) -> None:
     found = lookup(text, MODELS, "model")
@@ -75,7 +79,7 @@ def test_the_plain_family_model_comes_before_a_distill_and_newer_first() -> None
     assert "deepseek-r1-distill-llama-70b" not in found.candidates[:4]
 
 
-@pytest.mark.parametrize("text", ["GLM-4.5", "kimi k2", "claude 3.5 sonnet", "yi 34b", "0.5b"])
+@pytest.mark.parametrize("text", ["GLM-4.5", "internlm 3", "claude 3.5 sonnet", "yi 34b", "0.5b"])
 def test_a_family_or_size_the_catalog_lacks_suggests_nothing(text: str) -> None:
     assert lookup(text, MODELS, "model").candidates == ()
 
