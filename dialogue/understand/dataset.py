@@ -40,10 +40,15 @@ _UNITS = (r"(?:training\s+)?(?:examples?|samples?|sequences?|rows?|pairs?|instru
 #: What a training request counts besides (its data set, not a chat load or a batch job).
 _SAID = (rf"(?:{_UNITS}|{ITEMS}|conversations?|dialogues?|dialogs?|chats?|transcripts?"
          rf"|transcriptions?|messages?|questions?|q&as?|qas?)")
-_EXAMPLES = re.compile(
-    r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|data set|corpus|jeu de"
-    r" donnees|donnees)\s*(?:of|de|d'|:|with|avec)?\s*)?"
-    rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{_SAID})\b(?![\-']){AFTER}{EACH}")
+_DATASET = (r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|data set|corpus"
+            r"|jeu de donnees|donnees)\s*(?:of|de|d'|:|with|avec)?\s*)?")
+
+
+def _counted(unit: str) -> re.Pattern[str]:
+    return re.compile(rf"{_DATASET}{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{unit})\b"
+                      rf"(?![\-']){AFTER}{EACH}")
+
+
 _EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
                      rf"(?<![\w.])(?P<e>{NUMBER})\s*(?:epochs?|epoques?|passes?)\b")
 
@@ -77,10 +82,14 @@ def budget(examples: float, each: float, passes: float = 1) -> float | None:
     return total if 1 <= total <= TOKENS_MAX else None
 
 
-EXAMPLES = Recogniser(("train_tokens", "examples"), _EXAMPLES, _examples,
-                      cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
-                            "echantil", "ligne", *ITEM_CUES, "conversation", "dialog", "chat",
-                            "transcri", "messag", "question", "qa", "q&a"))
+#: examples, wherever said; anything else counted, in a training request only (the costly
+#: reading of every count beside every item word is not paid elsewhere)
+EXAMPLES = (Recogniser(("train_tokens", "examples"), _counted(_UNITS), _examples,
+                       cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
+                             "echantil", "ligne")),
+            Recogniser(("train_tokens", "examples"), _counted(_SAID), _examples,
+                       cues=(*ITEM_CUES, "conversation", "dialog", "chat", "transcri", "messag",
+                             "question", "qa", "q&a"), training_only=True))
 
 
 def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from dialogue.errors import ParseError
 from dialogue.understand.load import AnswerValue
-from dialogue.understand.negation import refusal_start
+from dialogue.understand.negation import may_refuse, refusal_start
 from dialogue.understand.numbers import GPUS_PER_NODE_MAX
 from dialogue.understand.text import shown, words
 from engine.catalog import UnknownEntry, catalog, normalize
@@ -163,12 +163,17 @@ def _named(ws: list[str]) -> Iterator[tuple[int, int, str]]:
 _ALSO = re.compile(r"\|\s+(?:or|nor|and|ni|ou|et)\s+(?:(?:on|sur|des|les|the|a|an)\s+)*$")
 
 
-def _avoided(rest: str, answers: dict[str, AnswerValue]) -> str:
+def _avoided(rest: str, answers: dict[str, AnswerValue]
+             ) -> tuple[str, list[tuple[int, int, str]] | None]:
     """The GPUs a sentence refuses ('not on L40S', 'pas sur des H100'), kept in
-    ``avoid_gpus`` (comma-separated ids: never offered), their words taken out."""
+    ``avoid_gpus`` (comma-separated ids: never offered), their words taken out; and the GPU
+    names of what is left when they had to be listed (None: none refused was looked for)."""
+    if not may_refuse(rest):
+        return rest, None
     for _ in range(8):  # a few refused at most; each pass takes one out
         ws = rest.split(" ")
-        for i, size, cand in _named(ws):
+        hits = list(_named(ws))
+        for i, size, cand in hits:
             start = len(" ".join(ws[:i])) + 1
             at = refusal_start(rest, start)
             also = _ALSO.search(rest[:start]) if at is None else None  # 'not L40S or B200'
@@ -184,17 +189,17 @@ def _avoided(rest: str, answers: dict[str, AnswerValue]) -> str:
             rest = rest[:at] + "| " + rest[len(" ".join(ws[: i + size])):]
             break
         else:
-            return rest
-    return rest
+            return rest, hits
+    return rest, None
 
 
 def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
     """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
     of it, with the count per node before it: exact catalog names only; a refused one ('not
     on H100s') is one to avoid."""
-    rest = _avoided(rest, answers)
+    rest, hits = _avoided(rest, answers)
     ws = rest.split(" ")
-    for i, size, cand in _named(ws):
+    for i, size, cand in _named(ws) if hits is None else hits:
         try:
             answers.setdefault("gpu", gpu(cand))
         except ParseError:  # a name two GPUs share: not an answer

@@ -88,9 +88,11 @@ class Recogniser:
     #: reads several of its phrases joined by 'and' as one answer ('2000 nurses and 300
     #: doctors': 2,300 people), None when a second phrase is another answer
     adds: Callable[[list[re.Match[str]], Context], Reading | None] | None = None
+    training_only: bool = False  # read only in a training request (what it counts is data)
 
-    def may(self, folded: str) -> bool:
-        return not self.cues or any(c in folded for c in self.cues)
+    def may(self, folded: str, ctx: Context) -> bool:
+        return (not self.training_only or ctx.training) and (
+            not self.cues or any(c in folded for c in self.cues))
 
 
 def group(m: re.Match[str], name: str) -> str:

@@ -86,13 +86,21 @@ def asks_about(text: str) -> bool:
 
 #: Words that refuse what follows them, up to three words on ("not on H100s", "pas de
 #: LoRA", "rather not use int4", "we don't want a full fine-tune").
+_REFUSING = (r"(?:no|not|never|without|avoid(?:ing)?|except|excluding|instead of"
+             r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
+             r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)")
 _NEGATOR = re.compile(
-    r"(?:^|[\s,;:(])(?:no|not|never|without|avoid(?:ing)?|except|excluding|instead of"
-    r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
-    r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)"
+    rf"(?:^|[\s,;:(]){_REFUSING}"
     r"(?:\s+(?:a|an|the|any|un|une|le|la|les|du|des|de|l'|d'|use|using|want|need|with"
     r"|on|in|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
 )
+_ANY_REFUSING = re.compile(rf"(?:^|[\s,;:(]){_REFUSING}")
+
+
+def may_refuse(folded: str) -> bool:
+    """Whether a folded sentence holds a word that refuses (a cheap test before
+    :func:`refusal_start` is asked of each thing it names)."""
+    return _ANY_REFUSING.search(folded) is not None
 
 
 def negated(folded: str, start: int) -> bool:

@@ -161,7 +161,7 @@ _BY_NAME = {r.keys: r for r in load.RECOGNISERS}
 #: count at once), a headcount after it, documents before days.
 RECOGNISERS: tuple[Recogniser, ...] = (
     _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
-    dataset.EXAMPLES,  # '20k examples of 1k tokens': a budget, not a 20k context
+    *dataset.EXAMPLES,  # '20k examples of 1k tokens': a budget, not a 20k context
     *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
                                                 ("prompt_tokens", "output_tokens"),
                                                 ("prompt_tokens",), ("output_tokens",),
@@ -204,7 +204,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     unused = list(found.leftovers)
     rest = _counts(rest, lang, found) if find_model else rest
     for rec in RECOGNISERS:
-        if all(k in found.answers for k in rec.keys) or not rec.may(rest):
+        if all(k in found.answers for k in rec.keys) or not rec.may(rest, ctx):
             continue
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
