@@ -28,7 +28,7 @@ from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, serving, valid
 from dialogue.understand import config, models, names, negation
 from dialogue.understand.opening import Found, extract
-from dialogue.understand.text import fold, has_digit
+from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
 from engine import units
 from engine.units import LANGS
@@ -171,9 +171,9 @@ def option_for(conv: Conversation, said: str) -> Option | None:
     for o in proposal.options:
         if said.strip() == o.value or want == fold(o.value) or want in label_forms(o.label):
             return o
-    words = f" {' '.join(want.strip(' ?!.').split())} "
-    holding = [o for o in proposal.options
-               if words.strip() and any(words in f" {form} " for form in label_forms(o.label))]
+    typed = f" {words(want)} "  # 'full' holds in 'Full: every weight updated'
+    holding = [o for o in proposal.options if typed.strip() and any(
+        typed in f" {words(form)} " for form in label_forms(o.label))]
     return holding[0] if len(holding) == 1 else None
 
 

@@ -61,8 +61,8 @@ def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
     count = items(m["n"])
     if count is None:
         return None
-    if m["m"] is None:
-        return {"examples": count} if ctx.training else None
+    if m["m"] is None:  # the count kept; examples are data wherever said, never a context
+        return {"examples": count}
     each = number(m["m"])
     total = budget(count, each) if each is not None else None
     return None if total is None or each is None else {

@@ -43,7 +43,9 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                      r" complet|complete fine[- ]?tun\w*|entrainement complet|affinage total",
     "finetune": r"fine[- ]?tun(?:e|ed|es|ing|er|ons|ez|ent)|finetun\w*|sft|affinage|affiner"
                 r"|ajustement fin"
-                r"|reglage fin|post-?train\w*|instruction[- ]tun\w*",
+                r"|reglage fin|post-?train\w*|instruction[- ]tun\w*|continued pre-?train\w*"
+                r"|dpo|orpo|kto|simpo|rlhf|rlaif|grpo|ppo|preference (?:tuning|optimi[sz]ation)"
+                r"|alignment tuning",
     "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
     "inference": r"inferenc\w*|inferanc\w*|inferrenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*"
                  r"|assistants?|copilot\w*|bots?"
