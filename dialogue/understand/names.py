@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
+from dialogue.assumptions import assumptions
 from dialogue.conversation import Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand.negation import negated
@@ -115,6 +116,26 @@ def which_speed(rate: float) -> Unsure:
                answers={"per_user_tokens_per_s": rate}),
         Option(value=f"{rate:g} tok/s in total", label=msg("dialogue.choice.total", rate=rate),
                answers={"target_tokens_per_s": rate})], "target_tokens_per_s")
+
+
+#: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
+_ANSWERS = r"(?:answers?|responses?|reponses?|replies|temps de reponse)"
+FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:fast|quick|quickly|snappy|responsive|rapides?"
+                  r"|rapidement|reactifs?|reactives?|low[- ]latency|faible latence|instantane\w*)"
+                  rf"\b(?:\s+{_ANSWERS}\b)?")
+
+
+def how_fast() -> Unsure:
+    """'fast answers', 'réponse rapide': a speed wanted without a number, asked with the
+    two speeds people mean (never sized on the reading speed assumed)."""
+    chatgpt, reading = assumptions().chatgpt_tokens_per_s, catalog().policy.comfortable_tokens_per_s
+    return Unsure(msg("dialogue.confirm.fast", reading=reading, chatgpt=chatgpt), [
+        Option(value=f"{reading:g} tok/s per user", label=msg("dialogue.choice.reading",
+                                                               rate=reading),
+               answers={"per_user_tokens_per_s": float(reading)}),
+        Option(value=f"{chatgpt:g} tok/s per user", label=msg("dialogue.choice.chatgpt",
+                                                               rate=chatgpt),
+               answers={"per_user_tokens_per_s": float(chatgpt)})], "target_tokens_per_s")
 
 
 def training_kind() -> Unsure:

@@ -214,6 +214,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = dataset.epochs(rest, found.answers, training=ctx.training)  # '50M, 3 epochs': 150M
     rest = _workload(rest, found)
     _whose_speed(t, found)
+    rest = _vague_speed(rest, found)
     if find_model and "model" not in found.answers and found.hint is None:
         mention = models.find(rest, lang, NOISE)
         rest = mention.rest
@@ -371,6 +372,16 @@ def _whose_speed(folded: str, found: Found) -> None:
     if isinstance(rate, float) and rate <= names.PER_USER_MAX and not names.says_total(folded):
         del found.answers["target_tokens_per_s"]
         found.unsure["target_tokens_per_s"] = names.which_speed(rate)
+
+
+def _vague_speed(rest: str, found: Found) -> str:
+    """'réponse rapide': how fast is asked (no speed is assumed for it)."""
+    m = names.FAST.search(rest)
+    if m is None or "target_tokens_per_s" in found.unsure or any(
+            k in found.answers for k in ("per_user_tokens_per_s", "target_tokens_per_s")):
+        return rest
+    found.unsure["target_tokens_per_s"] = names.how_fast()
+    return rest[: m.start()] + " | " + rest[m.end():]
 
 
 def _problem(problem: ParseError | None, found: Found) -> None:
