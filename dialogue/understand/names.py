@@ -120,8 +120,9 @@ def which_speed(rate: float) -> Unsure:
 
 #: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
 _ANSWERS = r"(?:answers?|responses?|reponses?|replies|temps de reponse)"
-FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:fast|quick|quickly|snappy|responsive|rapides?"
-                  r"|rapidement|reactifs?|reactives?|low[- ]latency|faible latence|instantane\w*)"
+FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:fast|quick(?!\s+questions?\b)|quickly|snappy"
+                  r"|responsive|rapides?|rapidement|reactifs?|reactives?|low[- ]latency"
+                  r"|faible latence|instantane\w*)"
                   rf"\b(?:\s+{_ANSWERS}\b)?")
 
 
