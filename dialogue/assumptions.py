@@ -24,6 +24,7 @@ class Assumptions(BaseModel):
     chatgpt_tokens_per_s: float = Field(gt=0)
     peak_share: float = Field(gt=0, le=1)
     peak_shares: tuple[float, ...]
+    bytes_per_token: float = Field(gt=0)
     sources: dict[str, str]
 
     @model_validator(mode="after")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from dialogue.assumptions import assumptions
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.numbers import TOKENS_MAX
 from dialogue.understand.patterns import (
@@ -47,6 +48,22 @@ _DATASET = (r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|da
 def _counted(unit: str) -> re.Pattern[str]:
     return re.compile(rf"{_DATASET}{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}(?P<unit>{unit})\b"
                       rf"(?![\-']){AFTER}{EACH}")
+
+
+#: a data set said by its size on disk: '2 GB of text', '500 MB of customer emails', '1 To
+#: de données' (never memory: what follows is text or what it holds)
+_BYTES = {"kb": 1e3, "ko": 1e3, "mb": 1e6, "mo": 1e6, "gb": 1e9, "go": 1e9, "tb": 1e12,
+          "to": 1e12}
+_ON_DISK = re.compile(
+    rf"(?<![\w.])(?P<n>{NUMBER})\s*(?P<u>kb|ko|mb|mo|gb|go|tb|to)\b\s*(?:of|de|d')\s*"
+    rf"(?:(?:raw|plain|clean|brut|bruts|propre)\s+)?{QUALIFIED}(?:text|texte|data|donnees|corpus"
+    rf"|{_SAID})\b(?![\-']){AFTER}")
+
+
+def _on_disk(m: re.Match[str], ctx: Context) -> Reading | None:
+    size = number(m["n"])
+    total = size * _BYTES[m["u"]] / assumptions().bytes_per_token if size else None
+    return {"train_tokens": total} if total is not None and 1 <= total <= TOKENS_MAX else None
 
 
 _EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
@@ -89,7 +106,9 @@ EXAMPLES = (Recogniser(("train_tokens", "examples"), _counted(_UNITS), _examples
                              "echantil", "ligne")),
             Recogniser(("train_tokens", "examples"), _counted(_SAID), _examples,
                        cues=(*ITEM_CUES, "conversation", "dialog", "chat", "transcri", "messag",
-                             "question", "qa", "q&a"), training_only=True))
+                             "question", "qa", "q&a"), training_only=True),
+            Recogniser(("train_tokens",), _ON_DISK, _on_disk, frozenset({"train_tokens"}),
+                       cues=("b ", "o "), training_only=True))
 
 
 def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:
