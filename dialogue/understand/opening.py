@@ -135,13 +135,13 @@ _OWN: tuple[Recogniser, ...] = (
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
     Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
                cues=("k",)),
-    # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
-    Recogniser(("interconnect",), _rx(r"\b(?:infiniband|ib)\b(?!\s*(?:ndr|hdr|xdr|\d))"),
-               _one("interconnect", lambda s, c: names.interconnect(s)),
-               frozenset({"interconnect"}), cues=("infiniband", "ib")),
     Recogniser(("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
+    # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
+    Recogniser(("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
+               _one("interconnect", lambda s, c: names.interconnect(s)),
+               frozenset({"interconnect"}), cues=("infiniband", "ib")),
     # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
     Recogniser(("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
                lambda m, c: {"kv_precision": names.kv_format(m)}, cues=("kv",)),
