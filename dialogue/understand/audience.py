@@ -15,7 +15,6 @@ import re
 
 from dialogue.errors import ParseError
 from dialogue.understand.load import (
-    HEADS,
     Context,
     Reading,
     Recogniser,
@@ -23,7 +22,7 @@ from dialogue.understand.load import (
     group,
 )
 from dialogue.understand.numbers import CONCURRENCY_MAX
-from dialogue.understand.patterns import N, number
+from dialogue.understand.patterns import HEADS, N, number
 from engine.wording import msg
 
 __all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE"]

@@ -27,6 +27,7 @@ from dialogue.understand.patterns import (
     N,
     items,
     number,
+    of_items,
 )
 from engine.units import NUMBER
 
@@ -75,7 +76,7 @@ def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
     length, only in a training request (the count kept, the budget question asks the rest)."""
     if not ctx.training and not re.fullmatch(_UNITS, m["unit"]):
         return None
-    count = items(m["n"])
+    count = None if of_items(m) else items(m["n"])
     if count is None:
         return None
     if m["m"] is None:  # the count kept; examples are data wherever said, never a context

@@ -27,15 +27,18 @@ from dialogue.understand.numbers import CONCURRENCY_MAX, GPUS_PER_NODE_MAX
 from dialogue.understand.patterns import (
     AFTER,
     EACH,
+    HEADS,
     ITEM_CUES,
     ITEMS,
     N2,
     N3,
     QUALIFIED,
+    ROLES,
     TOK,
     N,
     items,
     number,
+    of_items,
 )
 from dialogue.understand.text import shown
 from engine.catalog import catalog
@@ -205,7 +208,7 @@ def _ttft(m: re.Match[str], ctx: Context) -> Reading | None:
 def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
     if ctx.training:
         return None  # a training set (dialogue/understand/dataset.py reads it)
-    docs = items(group(m, "n"))
+    docs = None if of_items(m) else items(group(m, "n"))
     if docs is None:
         return None
     out: Reading = {"documents": docs}
@@ -240,35 +243,8 @@ BATCH_WHEN = re.compile(
     rf"|{N}\s*(?P<unit>days?|weeks?|hours?|hrs?|h|jours?|semaines?|heures?)\b)"
 )
 
-#: Who a headcount counts ('200 employees', '25 devs', '150 commerciaux'), as folded text
-#: (engine-free, accents off): the roles of the people a company, a school or a public
-#: service would give its assistant to; at once only when said so. The cheap test of the
-#: headcount recogniser (its cues) is derived from this list, so a role added here is read.
-_ROLES = (
-    # English
-    "employees?", "staff", "seats", "agents", "engineers", "developers", "devs", "programmers",
-    "coders", "customers", "members", "workers", "colleagues", "salespeople", "sales reps",
-    "reps", "analysts", "lawyers", "attorneys", "paralegals", "doctors", "physicians",
-    "clinicians", "nurses", "students", "pupils", "learners", "teachers", "researchers",
-    "scientists", "consultants", "advisors", "advisers", "operators", "technicians",
-    "traders", "accountants", "auditors", "bankers", "brokers", "recruiters", "managers",
-    "marketers", "designers", "writers", "editors", "journalists", "translators", "testers",
-    "moderators", "officers", "clerks", "civil servants", "subscribers", "citizens",
-    "volunteers", "interns",
-    # French
-    "salaries", "salariees?", "employes?", "collaborateurs?", "collaboratrices?",
-    "developpeurs?", "programmeurs?", "membres", "clients", "commerciaux", "vendeurs",
-    "vendeuses", "conseillers", "conseilleres", "ingenieurs", "techniciens", "analystes",
-    "avocats", "juristes", "medecins", "infirmiers", "infirmieres", "soignants", "etudiants",
-    "etudiantes", "eleves", "apprenants", "enseignants", "professeurs", "profs", "chercheurs",
-    "chercheuses", "consultants", "operateurs", "operatrices", "comptables", "auditeurs",
-    "banquiers", "courtiers", "recruteurs", "redacteurs", "journalistes", "traducteurs",
-    "testeurs", "moderateurs", "fonctionnaires", "agents publics", "abonnes", "citoyens",
-    "benevoles", "adherents", "stagiaires", "equipiers",
-)
-HEADS = "|".join(_ROLES)
 #: The cheap test of a headcount: the roles' stems, and the words of a company or team.
-_HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in _ROLES}),
+_HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
               "people", "person", "company", "team", "firm", "organi", "entreprise", "equipe",
               "societe", "boite", "total", "tout")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})

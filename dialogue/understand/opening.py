@@ -27,6 +27,7 @@ from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
+from dialogue.understand.patterns import HEADS
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Lang
@@ -82,7 +83,7 @@ _OWN: tuple[Recogniser, ...] = (
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser(("concurrency",), _rx(
         rf"(?P<v>{_N})\s*(?:(?:of|among)\s+(?:our|the|them|its)\s+|(?:de|parmi)\s+(?:nos|notre"
-        rf"|ces|nos)\s+)?(?:people|persons|personnes|users?|utilisateurs?|{load.HEADS})?\s*"
+        rf"|ces|nos)\s+)?(?:people|persons|personnes|users?|utilisateurs?|{HEADS})?\s*"
         rf"(?:at once|at the same"
         r" time|concurrently|simultaneously|in parallel|en meme temps|a la fois|simultanement"
         r"|en simultane|simultanees?|en parallele)"),
