@@ -64,6 +64,8 @@ _WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|moins d'|de|d'
            r"|no more than|not more than)\s*)*")
 _SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
          r"\b")
+#: a bound said before a length ('prompts up to 6k', 'réponses de 500 jetons au plus')
+_UP_TO = r"up to|at most|max(?:imum)?|jusqu'a|au plus|au maximum|under|below|<=?"
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
 _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
@@ -306,7 +308,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
         rf"|input tokens)|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
         rf"|(?:prompts?|inputs?|entrees?|input)\s*(?:lengths?\s*)?(?:of|de|d'|:"
-        rf"|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
+        rf"|=|around|about|at|a|en|~|{_UP_TO})?\s*(?:about|around|environ|~)?\s*"
         rf"{N2}\s*{TOK}?"), _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
     Recogniser(("output_tokens",), re.compile(
@@ -315,8 +317,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
         rf"|(?:answers?"
         rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
-        rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~)?\s*(?:about|around|environ|~)?\s*"
-        rf"{N2}\s*{TOK}?"), _length("output_tokens"),
+        rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~|{_UP_TO})?\s*(?:about|around|environ"
+        rf"|~)?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               " out ")),
     Recogniser(("documents", "document_tokens"), re.compile(
