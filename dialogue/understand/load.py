@@ -71,7 +71,8 @@ _TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
             "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
             "hrs": 3600, "hour": 3600, "hours": 3600, "heure": 3600, "heures": 3600,
-            "day": 86400, "days": 86400, "jour": 86400, "jours": 86400, "ms": 0.001}
+            "day": 86400, "days": 86400, "jour": 86400, "jours": 86400, "ms": 0.001,
+            "week": 604800, "semaine": 604800, "month": 2592000, "mois": 2592000}
 
 
 @dataclass(frozen=True)
@@ -295,8 +296,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
         rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
         rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>s|secs?"
-        rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?)\b"),
-        _per_second,
+        rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?|weeks?"
+        rf"|semaines?|months?|mois)\b"), _per_second,
         cues=("req", "quer", "call", "question", "appel", "demande", "ticket", "messag",
               "mail", "courriel", "chat", "conversation", "session", "prompt", "job", "tache",
               "doc")),
