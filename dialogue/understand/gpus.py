@@ -159,6 +159,7 @@ def _named(ws: list[str]) -> Iterator[tuple[int, int, str]]:
                     yield i, size, cand
 
 
+_NODES = re.compile(r"nodes?|servers?|machines?|boxes|noeuds?|serveurs?")
 #: another GPU joined to one just refused ('not on L40S or B200', 'ni L40S ni L4')
 _ALSO = re.compile(r"\|\s+(?:or|nor|and|ni|ou|et)\s+(?:(?:on|sur|des|les|the|a|an)\s+)*$")
 
@@ -213,7 +214,11 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
             size += 1
         elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
             count, i, size = 1, i - 1, size + 1
-        if count is not None:
+        after = ws[i + size] if i + size < len(ws) else ""
+        if count is not None and _NODES.fullmatch(after):  # '4 H100 nodes': 4 nodes of them
+            answers.setdefault("nodes_owned", count)
+            size += 1
+        elif count is not None:
             answers.setdefault("gpus_per_node", count)
         return " ".join([*ws[:i], "|", *ws[i + size :]])
     return rest

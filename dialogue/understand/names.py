@@ -52,7 +52,8 @@ _WORKLOAD_PATTERNS: dict[Named, str] = {
                  r"|assistants?|copilot\w*|bots?"
                  r"|api|production|rag|host\w*"
                  r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner"
-                 r"|summari[sz]\w*|resum(?:er|ons|ez|e)|translat\w*|tradu(?:ire|isons|isez)",
+                 r"|summari[sz]\w*|resum(?:er|ons|ez|e)|translat\w*|tradu(?:ire|isons|isez)"
+                 r"|vllm|sglang|tgi|tensorrt-llm|trt-llm|triton|ollama|llama\.cpp|nim",
 }
 WORKLOAD_RE = {w: re.compile(rf"\b(?:{p})\b") for w, p in _WORKLOAD_PATTERNS.items()}
 _SPECIFIC: tuple[Named, ...] = ("qlora", "lora", "full-finetune")  # named anywhere, they win
