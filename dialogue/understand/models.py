@@ -234,6 +234,28 @@ class _Budget:
         return lookup(said, catalog().models, "model")
 
 
+#: Models that are no LLM, by kind: named where a model goes, they are said to be none (a
+#: near LLM name is never proposed for them: 'whisper large v3' is no Mistral Large).
+_NOT_LLM = {
+    "speech": r"whisper|wav2vec\w*|parakeet|seamless\w*",
+    "image": r"stable[- ]diffusion|sdxl|flux(?:\.1)?(?:[- ](?:dev|schnell|pro))?|dall-?e"
+             r"|midjourney",
+    "embedding": r"bge(?:-m3)?|e5|gte|nomic[- ]embed\w*|text-embedding\S*"
+                 r"|sentence[- ]transformers?|embeddings?",
+    "vision": r"yolo\w*|clip|segment anything",
+}
+_NOT_LLM_RE = re.compile(r"\b(?:" + "|".join(rf"(?P<{k}>{p})" for k, p in _NOT_LLM.items())
+                         + r")\b")
+
+
+def _not_llm(rest: str) -> ParseError | None:
+    m = _NOT_LLM_RE.search(rest)
+    if m is None or m.lastgroup is None:
+        return None
+    return ParseError(msg("dialogue.error.not_llm", text=shown(m.group(0)),
+                          kind=msg(f"dialogue.kind.{m.lastgroup}")))
+
+
 def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
     """The model a sentence names (``rest``: folded words, chunks split by '|')."""
     budget = _Budget(LOOKUPS)
@@ -252,6 +274,9 @@ def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
             return Mention(answers, None, _without(chunks, ci, a, b))
         if problem is not None and first_problem is None:
             first_problem = (ci, a, b, problem)
+    not_llm = _not_llm(rest)  # no LLM named, and a model that is none: said so
+    if not_llm is not None:
+        return Mention({}, not_llm, rest)
     if first_problem is not None:
         ci, a, b, problem = first_problem
         return Mention({}, problem, _without(chunks, ci, a, b))
