@@ -116,6 +116,20 @@ def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Con
     return lambda m, ctx: {key: value()}
 
 
+def _per_period(units: str) -> re.Pattern[str]:
+    """'5000 tickets a day', '20 requests per second': things counted over a unit of time."""
+    return re.compile(
+        rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
+        rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
+        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
+        rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>{units})\b")
+
+
+_PER_PERIOD_CUES = ("req", "quer", "call", "question", "appel", "demande", "ticket", "messag",
+                    "mail", "courriel", "chat", "conversation", "session", "prompt", "job",
+                    "tache", "doc")
+
+
 def _per_second(m: re.Match[str], ctx: Context) -> Reading | None:
     v = number(group(m, "n"), Kind.RATE)
     unit = group(m, "unit") or "s"
@@ -291,16 +305,13 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),
                _per_second,
         cues=("rps", "qps", "/s")),
-    Recogniser(("requests_per_s",), re.compile(
-        rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
-        rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
-        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
-        rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>s|secs?"
-        rf"|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?|days?|jours?|weeks?"
-        rf"|semaines?|months?|mois)\b"), _per_second,
-        cues=("req", "quer", "call", "question", "appel", "demande", "ticket", "messag",
-              "mail", "courriel", "chat", "conversation", "session", "prompt", "job", "tache",
-              "doc")),
+    Recogniser(("requests_per_s",), _per_period(
+        r"s|secs?|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?"), _per_second,
+        cues=_PER_PERIOD_CUES),
+    # a count by the day, the week or the month is spread evenly over it: assumed, said so
+    # (the busiest hour is higher: the person sees the rate and changes it)
+    Recogniser(("requests_per_s",), _per_period(r"days?|jours?|weeks?|semaines?|months?|mois"),
+               _per_second, frozenset({"requests_per_s"}), cues=_PER_PERIOD_CUES),
     # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
     Recogniser(("prompt_tokens", "output_tokens"), re.compile(
         rf"{N}\s*{TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{TOK}?\s+out\b"), _in_out,
