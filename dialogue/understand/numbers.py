@@ -82,11 +82,12 @@ _ONE_SPAN = re.compile(
     r"(?:a|an|un|une)\s+(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|secondes?"
     r"|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
 
-#: one user said without a digit: 'a single user', 'un seul utilisateur', 'pour un utilisateur'
-_ONE_USER = re.compile(
+#: one user (or server) said without a digit: 'a single user', 'un seul serveur', 'pour un
+#: utilisateur'
+_ONE_OF = re.compile(
     r"\b(?:(?:a|one|just one|only one) single|a single|just one|only one|un seul|une seule"
     r"|(?<=pour )(?:un|une))\s+(?=(?:users?|utilisateurs?"
-    r"|requests?|requetes?|sessions?|clients?)\b)")
+    r"|requests?|requetes?|sessions?|clients?|servers?|nodes?|machines?|serveurs?|noeuds?)\b)")
 
 
 #: 'une cinquantaine', 'a dozen': about that many (folded text)
@@ -129,7 +130,7 @@ def digits_in(folded: str) -> str:
         if set(run.replace("-", " ").split()) <= _ARTICLES:
             return run
         return spelled(run.strip()) + (" " if run.endswith((" ", "-")) else "")
-    folded = _ONE_USER.sub("1 ", _ONE_SPAN.sub(lambda m: f"{m['lead']} 1 ", folded))
+    folded = _ONE_OF.sub("1 ", _ONE_SPAN.sub(lambda m: f"{m['lead']} 1 ", folded))
     return _RUN.sub(one, folded)
 
 
