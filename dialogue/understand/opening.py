@@ -128,6 +128,8 @@ _OWN: tuple[Recogniser, ...] = (
         r"(?: (?:to|in|en|a))?) (?:l'|the )?(?:int4|4-?bits?|4 bits?)\b"
         r"|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
         lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
+    # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
+    Recogniser(("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser(("int4",), _rx(
         r"\b(?:int4|awq|gptq|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b"),
