@@ -30,7 +30,7 @@ NOISE = re.compile(
     r"vram|memory|memoire|enough|suffisant|suffisante|suffit|assez|est-ce|que|qu'une|qu'un|qui|"
     r"coding|code|support|poc|pilote?|prototype|they|them|box|deadline|maybe|perhaps|probably|"
     r"peut-etre|probablement|pouvons-nous|pouvez-vous|peut-on|could|expect|expected|average|avg|"
-    r"typical|typically|moyenne|moyen|but|mais|d'un|d'une|continued|quick|question|max)(?:\b|(?<='))"
+    r"typical|typically|moyenne|moyen|but|mais|d'un|d'une|continued|quick|question|max|ne|peut)(?:\b|(?<='))"
 )
 #: Punctuation standing alone, or ending or starting a word: not part of what was said.
 PUNCT = re.compile(r"(?:(?<=\s)|^)[.:'\-~]+(?=\s|$)|(?<=\w)[.:]+(?=\s|$)")

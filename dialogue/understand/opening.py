@@ -116,7 +116,8 @@ _OWN: tuple[Recogniser, ...] = (
               "heure")),
     Recogniser(("int4",), _rx(
         r"\b(?:no|not|never|without|sans|pas d'|pas de|pas|jamais|avoid\w*|eviter?|rather not"
-        r"(?: use)?|don't want|ni)\s*(?:(?:at|in|en|a)\s+)?(?:l')?(?:int4|4-?bits?|4 bits?"
+        r"(?: use)?|don't want|ni|(?:can't|cannot|won't|don't|do not) (?:use|run|do|accept))"
+        r"\s*(?:(?:at|in|en|a|utiliser|de|du|d')\s+)*(?:l')?(?:int4|4-?bits?|4 bits?"
         r"|quanti[sz]ation|quantification)\b|\b(?:int4|4-?bit|quanti[sz]ation|quantification)"
         r"\s+(?:is\s+|est\s+)?(?:not\s+ok|not\s+acceptable|not\s+allowed|out of the question"
         r"|no|pas acceptable|pas possible|non|exclue?|interdite?|inacceptable)\b"),
