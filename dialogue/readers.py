@@ -205,11 +205,8 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     old = _number(a.get("train_tokens"))
     before = a.get("epochs")
     if said is None and "epochs" in got and old is not None:  # new passes over a known set
-        said = old / (before if isinstance(before, int) else 1) * n
-        if said > numbers.TOKENS_MAX:
-            raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
-                                 hi=numbers.TOKENS_MAX, text=shown(t)))
-        return parts | {"train_tokens": said}
+        return parts | {"train_tokens": _sized(old / (
+            before if isinstance(before, int) else 1) * n, t)}
     if said is None and set(got) & set(dataset.PARTS):
         return parts  # a part alone ('3 epochs', '50k tickets'): kept, the rest asked
     if said is None:
@@ -221,13 +218,18 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
                                      text=shown(t))) from None
             raise
     change = "train_tokens" in a
-    total = said if "epochs" in got or change else said * n  # '50M tokens, 2 epochs': done
-    if total > numbers.TOKENS_MAX:
-        raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
-                             hi=numbers.TOKENS_MAX, text=shown(t)))
+    total = _sized(said if "epochs" in got or change else said * n, t)  # '..., 2 epochs': done
     kept = {k: got[k] for k in ("epochs",) if k in got} if change else {
         k: v for k, v in parts.items() if k != "example_tokens"}
     return kept | {"train_tokens": total}
+
+
+def _sized(tokens: float, t: str) -> float:
+    """A training budget the engine sizes, or the budget question's refusal of ``t``."""
+    if tokens > numbers.TOKENS_MAX:
+        raise ParseError(msg("dialogue.error.tokens", lo=numbers.TOKENS_MIN,
+                             hi=numbers.TOKENS_MAX, text=shown(t)))
+    return tokens
 
 
 def _number(v: AnswerValue) -> float | None:

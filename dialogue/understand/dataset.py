@@ -72,10 +72,9 @@ _EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
 
 
 def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
-    """Examples of a length: a budget, wherever said; other items, or examples without their
-    length, only in a training request (the count kept, the budget question asks the rest)."""
-    if not ctx.training and not re.fullmatch(_UNITS, m["unit"]):
-        return None
+    """A data set counted (examples wherever said, other items in a training request only:
+    ``EXAMPLES``): with its length, the budget it makes; without, the count kept (the budget
+    question asks the rest)."""
     count = None if of_items(m) else items(m["n"])
     if count is None:
         return None

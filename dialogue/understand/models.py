@@ -27,7 +27,7 @@ from dialogue.errors import ParseError, Unsure
 from dialogue.understand import config, custom
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
-from engine.catalog.names import Resolution, active_sizes, known_word, lookup, sizes
+from engine.catalog.names import Resolution, known_word, lookup, sizes
 from engine.units import Lang
 from engine.wording import Message, msg, text
 
@@ -158,7 +158,7 @@ def _unsure(said: str, candidates: list[str], lang: Lang,
         return Unsure(msg(key, text=shown(said), names=_names(candidates)),
                       model_options(candidates, bare), "model")
     size = bare if bare is not None else (named[0] if named else None)
-    active = active_sizes(said) if bare is None and len(named) == 1 else ()
+    active = sizes(said, active=True) if bare is None and len(named) == 1 else ()
     if size is not None and len(active) == 1 and 0 < active[0] < size <= custom.PARAMS_MAX_B:
         # an MoE's name says both counts ('qwen3-coder-480b-a35b'): never sized as dense
         return Unsure(msg("dialogue.confirm.model_moe", text=shown(said), params=size * 1e9,

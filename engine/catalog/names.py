@@ -30,8 +30,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from engine.errors import UnknownEntry, UnknownModel
 
-__all__ = ["Resolution", "active_sizes", "entry_keys", "known_word", "lookup", "model_keys",
-           "normalize",
+__all__ = ["Resolution", "entry_keys", "known_word", "lookup", "model_keys", "normalize",
            "resolve", "sizes", "suggest"]
 
 Kind = Literal["model", "gpu", "link"]
@@ -132,15 +131,10 @@ def _tokens(text: str) -> _Tokens:
     return _Tokens(frozenset(words), frozenset(versions), tuple(sized), tuple(active))
 
 
-def sizes(text: str) -> tuple[float, ...]:
-    """The parameter sizes a text names, in billions: '70b' -> (70,), '8x22b' -> (176,),
-    '0.5b' -> (0.5,). The active count of an MoE name ('a3b') is not among them."""
-    return _tokens(text).sizes
-
-
-def active_sizes(text: str) -> tuple[float, ...]:
-    """The active counts an MoE's name gives, in billions: 'qwen3-coder-480b-a35b' -> (35,)."""
-    return _tokens(text).active
+def sizes(text: str, *, active: bool = False) -> tuple[float, ...]:
+    """The parameter sizes a text names, in billions: '70b' -> (70,), '8x22b' -> (176,), '0.5b'
+    -> (0.5,); an MoE name's active counts ('a35b' -> (35,)) apart, with ``active``."""
+    return _tokens(text).active if active else _tokens(text).sizes  # cached: one parse
 
 
 def _agrees(want: float, have: _Sizes) -> bool:
