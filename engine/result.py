@@ -170,7 +170,8 @@ class Numbers(_Out):
         None, description="the same job with tensor parallelism across the nodes (C16)")
     mfu: float | None = Field(None, description="model FLOPs utilisation of the run (training)")
     gpu_months: float | None = Field(None, description="GPU time of the training run")
-    days: float | None = Field(None, description="projected wall-clock days (training)")
+    days: float | None = Field(None, description=(
+        "projected wall-clock days: a training run, or a batch of documents at this rate"))
     gpus_needed: int | None = Field(None, description="GPUs the verdict uses, all copies")
     min_gpus: int | None = Field(
         None, description="fewest GPUs of one node that do the job (fit, and meet the target, "
@@ -190,7 +191,7 @@ class StepAnswer(_Out):
 class Alternative(_Out):
     """Another configuration worth showing beside the verdict, with its own numbers."""
 
-    kind: Literal["gpu", "layout", "precision", "as_asked", "kv_precision"]
+    kind: Literal["gpu", "layout", "precision", "as_asked", "kv_precision", "speed"]
     label: Message
     verdict: Verdict | None
     gpu: str
@@ -199,6 +200,20 @@ class Alternative(_Out):
     layout: Layout | None
     summary: Message
     numbers: Numbers
+
+
+class Knee(_Out):
+    """What an assumed per-user speed would cost beyond the answer: the answer serves each
+    user at ``tokens_per_s`` on ``nodes`` nodes (``gpus`` GPUs); the ``assumed_tokens_per_s``
+    the bot assumed would take ``preferred_nodes`` (``preferred_gpus``). A face asks which
+    the person wants (the assumption decides the hardware)."""
+
+    assumed_tokens_per_s: float = Field(gt=0)
+    tokens_per_s: float = Field(ge=0)
+    nodes: int = Field(ge=1)
+    gpus: int = Field(ge=1)
+    preferred_nodes: int = Field(ge=1)
+    preferred_gpus: int = Field(ge=1)
 
 
 class ModelRef(_Out):
@@ -232,3 +247,8 @@ class Recommendation(_Out):
     assumptions: list[Message]
     alternatives: list[Alternative]
     math: list[Message] = Field(description="formulas with the constants used ('Show the math')")
+    knee: Knee | None = Field(None, description=(
+        "what the per-user speed the bot assumed would take beyond this answer (None when "
+        "the answer meets it, or nothing was assumed)"))
+    work: Literal["chat", "rag", "batch"] | None = Field(None, description=(
+        "the kind of serving work the answer was sized for (None for training)"))

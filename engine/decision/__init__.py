@@ -19,7 +19,7 @@ from engine.decision.alternatives import alternatives as other_options
 from engine.decision.facts import build_facts
 from engine.decision.models import max_context
 from engine.decision.picture import inference_picture
-from engine.decision.trap import decided
+from engine.decision.standing import decided
 from engine.physics.inference import clear_steps
 from engine.physics.kernels import kernels
 from engine.request import SizingRequest
