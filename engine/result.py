@@ -216,6 +216,22 @@ class Knee(_Out):
     preferred_gpus: int = Field(ge=1)
 
 
+class Owned(_Out):
+    """What the nodes the customer already has do with the request: the requests they serve
+    at once within the targets (0: none), the speed each user sees there, the weight format
+    (None when the model does not fit), and the sentence that says it."""
+
+    nodes: int = Field(ge=1)
+    gpus_per_node: int = Field(ge=1)
+    gpu: str
+    precision: Precision | None
+    served: int = Field(ge=0)
+    concurrency: int = Field(ge=1)
+    per_user_tokens_per_s: float | None
+    ttft_s: float | None
+    said: Message
+
+
 class ModelRef(_Out):
     id: str
     name: str
@@ -250,5 +266,7 @@ class Recommendation(_Out):
     knee: Knee | None = Field(None, description=(
         "what the per-user speed the bot assumed would take beyond this answer (None when "
         "the answer meets it, or nothing was assumed)"))
+    owned: Owned | None = Field(None, description=(
+        "what the nodes the customer already has do (None when they named none)"))
     work: Literal["chat", "rag", "batch"] | None = Field(None, description=(
         "the kind of serving work the answer was sized for (None for training)"))
