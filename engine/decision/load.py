@@ -14,8 +14,10 @@ Three standings of a per-user figure, kept apart because they weigh differently:
 * **floors**: the least the kind of work accepts (chat: 10 tok/s, a first token within
   10 s; a batch has none): an answer below them says so in its headline, and offers what
   meets them, but they never multiply the hardware on their own;
-* **preferred**: what the bot assumed where the person said nothing (a comfortable reading
-  speed): sized for only when it costs no more hardware (engine/decision/standing.py).
+* **preferred**: what a face assumed where the person said nothing (``assumed``: the bot's
+  comfortable reading speed): sized for only when it costs no more hardware
+  (engine/decision/standing.py). Nothing assumed ('no target', or the CLI without a speed):
+  no preference.
 """
 
 from __future__ import annotations
@@ -98,8 +100,6 @@ def settle(request: SizingRequest, given: frozenset[str], policy: Policy, limit:
     floored = tighter(bounds, floors)
     pref_speed = (request.per_user_tokens_per_s if "per_user_tokens_per_s" in request.assumed
                   else None)
-    if pref_speed is None and stated.tokens_per_s is None and floors.tokens_per_s is not None:
-        pref_speed = policy.comfortable_tokens_per_s
     pref_ttft = request.ttft_s if "ttft_s" in request.assumed else None
     wanted = tighter(floored, Bounds(tokens_per_s=pref_speed, ttft_s=pref_ttft))
     target = request.target_tokens_per_s if request.stated("target_tokens_per_s") else None
