@@ -89,17 +89,28 @@ class Facts(Searches):
 
     def sized_for(self, bounds: Bounds | None) -> Facts | None:
         """These facts sized for other bounds as if they were asked (the work's floors, or
-        the bot's preference: engine/decision/standing.py), or None when there are none, or
-        when even one request alone cannot be served within them on this GPU (then they
-        decide nothing)."""
+        the bot's preference: engine/decision/standing.py), less any part that even one
+        request alone cannot meet on this GPU; None when that leaves nothing beyond the
+        bounds these facts already hold."""
         if bounds is None or bounds == self.bounds:
             return None
         out = replace(self, bounds=bounds, _settled=(bounds, self._settled[1] if self._settled
                                                      else ()),
                       _served={}, _trained={}, _runs={}, _fabrics={})
         found = _alone(out)
-        if found is None or found[1].serving is None or not bounds.met(found[1].serving):
+        if found is None or found[1].serving is None:
             return None
+        best = found[1]
+        kept = Bounds(
+            tokens_per_s=bounds.tokens_per_s if bounds.tokens_per_s is not None
+            and best.per_user_tokens_per_s >= bounds.tokens_per_s else self.bounds.tokens_per_s,
+            ttft_s=bounds.ttft_s if bounds.ttft_s is not None and best.ttft_s <= bounds.ttft_s
+            else self.bounds.ttft_s)
+        if kept == self.bounds:
+            return None
+        if kept != bounds:
+            out = replace(out, bounds=kept, _settled=(kept, out._settled[1] if out._settled
+                                                      else ()), _served={})
         return out
 
     @property
