@@ -23,10 +23,10 @@ aiconfigurator, training against published runs.
    the engine's most output tokens/s on the same N GPUs. Measured: the best use of the N GPUs
    the table shows (the run itself, or copies of a run on fewer of them); engine: the best
    layout of them, or copies of a smaller one, at the best concurrency memory holds
-   (bench/reference_points.py ``Engine.max_throughput``); then per GPU, per precision and overall: points, median
-   ratio, share inside 0.67-1.5x. The primary table (the overview's version with the RTX
-   PRO 6000 tables at 1-8 GPUs) is the acceptance set; the newest version's points
-   (gpt-oss, DeepSeek-R1, attention-DP layouts) are printed apart.
+   (bench/reference_points.py ``Engine.max_throughput``); then per GPU, per precision and
+   overall: points, median ratio, share inside 0.67-1.5x. The primary table (the
+   overview's version with the RTX PRO 6000 tables at 1-8 GPUs) is the acceptance set; the
+   newest version's points (gpt-oss, DeepSeek-R1, attention-DP layouts) are printed apart.
 
 4. Training: GPU-hours of the engine's pretraining answer over the published GPU-hours
    (engine/data/measured/training_runs.toml), with the band 0.8-1.25x.
