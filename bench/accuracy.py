@@ -144,12 +144,12 @@ def end_to_end_table(rows: list[dict[str, Any]]) -> None:
         print(f"\nEnd to end: engine's most output tokens/s on the same GPUs / TensorRT-LLM "
               f"trtllm-bench, table '{table}'{primary}")
         print(f"{'point':<62} {'measured':>9} {'engine':>9} {'ratio':>6}  {'engine layout':<16} "
-              f"{'conc':>5}  measured as")
+              f"{'conc':>5} {'same':>5}  measured as")
         for r in rs:
             flag = "" if inside(r["ratio"], BAND) else "  *"
             print(f"{r['id'].split('/', 1)[1]:<62} {r['measured']:>9.0f} {r['engine']:>9.0f} "
-                  f"{r['ratio']:>6.2f}  {r['layout']:<16} {r['concurrency']:>5}  "
-                  f"{r['published']}{flag}")
+                  f"{r['ratio']:>6.2f}  {r['layout']:<16} {r['concurrency']:>5} "
+                  f"{r['at_layout']:>5.2f}  {r['published']}{flag}")
         by_gpu: dict[str, list[dict[str, Any]]] = defaultdict(list)
         by_prec: dict[str, list[dict[str, Any]]] = defaultdict(list)
         by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -164,7 +164,8 @@ def end_to_end_table(rows: list[dict[str, Any]]) -> None:
         print("* outside 0.67-1.5x. measured: the best use of the run's GPUs in the table (the "
               "run, or copies of a run on fewer GPUs: '8 x TP1'); engine: the best layout of "
               "the same GPUs at the best concurrency (powers of two, what memory holds), FP8 KV "
-              "cache")
+              "cache; same: the engine at the run's own layout over the run (0: attention DP, not "
+              "modelled)")
 
 
 def training_table(rows: list[dict[str, Any]]) -> None:

@@ -62,35 +62,47 @@ def load(name: str) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+def _next(concurrency: int, most: int) -> int:
+    """The next load a search for the most tokens/s weighs: twice this one, or the most
+    memory holds when that comes first."""
+    return concurrency * 2 if concurrency * 2 <= most or concurrency >= most else most
+
+
 class Engine:
     """The engine's serving and training answers on one catalog (default: the packaged)."""
 
     def __init__(self, cat: Catalog | None = None) -> None:
         self.cat = cat or catalog()
+        #: aiconfigurator's scheduling at its reference points: one prompt per prefill step
+        #: (its default ctx_tokens = isl) and no host time per step (its TensorRT-LLM
+        #: backend prices kernels only), so the two are compared like for like
+        self.one_prompt = self.cat.policy.model_copy(
+            update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0})
 
     def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
-        """(one copy's serving figures, node tokens/s, fits) at the point's layout."""
+        """(one copy's serving figures, node tokens/s, fits) at the point's layout, one
+        prompt per prefill step as aiconfigurator schedules them."""
         cat = self.cat
         m = cat.model(p["model"])
         pc = count_params(m)
         gpu = cat.gpus[p["gpu"]]
         part = cat.gpus[gpu.calibration]
-        k = kernels(gpu, part, calibration(), cat.policy)
+        k = kernels(gpu, part, calibration(), self.one_prompt)
         intra = cat.links[gpu.in_node_link]
         fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
         shape = Shape(context=p["context"], isl=p["isl"], osl=p["osl"])
         prec = PRECISION[p["precision"]]
-        plan = plan_inference(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
+        plan = plan_inference(m, pc, k, fabric, self.one_prompt, precision=prec,  # type: ignore[arg-type]
                               kv_precision=p["kv_precision"], concurrency=p["concurrency"],
                               shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
                               pp=p["pp"], dp=p["dp"])
         if plan.serving is not None:
             return plan.serving, plan.tokens_per_s, True
         # aiconfigurator sized it with less reserve: time it anyway, say it does not fit
-        sm = step_model(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
+        sm = step_model(m, pc, k, fabric, self.one_prompt, precision=prec,  # type: ignore[arg-type]
                         kv_precision=p["kv_precision"], tp=p["tp"], pp=p["pp"],
                         spans_nodes=False, gpus_per_node=p["gpus"])
-        s = serve(sm, cat.policy, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
+        s = serve(sm, self.one_prompt, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
         return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
 
     def max_throughput(self, p: dict[str, Any]) -> InferencePlan | None:
@@ -110,7 +122,7 @@ class Engine:
         best: InferencePlan | None = None
         concurrency = 1
         while concurrency <= MAX_CONCURRENCY:
-            plan, _ = best_inference(m, pc, k, fabric, cat.policy,
+            plan, plans = best_inference(m, pc, k, fabric, cat.policy,
                                      precision=p["precision"], kv_precision=KV_PRECISION,
                                      concurrency=concurrency, shape=shape, nodes=1,
                                      gpus_per_node=p["gpus"])
@@ -118,7 +130,33 @@ class Engine:
                 break
             if best is None or plan.tokens_per_s > best.tokens_per_s:
                 best = plan
-            concurrency *= 2
+            concurrency = _next(concurrency, max(q.max_concurrency for q in plans if q.fits))
+        return best
+
+    def at_layout(self, p: dict[str, Any]) -> float:
+        """The engine's most output tokens/s at the point's own TP x PP layout (None-like 0
+        for attention-DP layouts, which the engine does not model), over concurrency."""
+        if p["ep"] > 1:
+            return 0.0
+        cat = self.cat
+        m = cat.model(p["model"])
+        pc = count_params(m)
+        gpu = cat.gpus[p["gpu"]]
+        part = cat.gpus[gpu.calibration]
+        k = kernels(gpu, part, calibration(), cat.policy)
+        intra = cat.links[gpu.in_node_link]
+        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
+        shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
+        best, concurrency = 0.0, 1
+        while concurrency <= MAX_CONCURRENCY:
+            plan = plan_inference(m, pc, k, fabric, cat.policy, precision=p["precision"],
+                                  kv_precision=KV_PRECISION, concurrency=concurrency,
+                                  shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
+                                  pp=p["pp"], dp=1)
+            if not plan.fits:
+                break
+            best = max(best, plan.tokens_per_s)
+            concurrency = _next(concurrency, plan.max_concurrency)
         return best
 
     def gpu_hours(self, run: dict[str, Any]) -> float:
@@ -191,6 +229,7 @@ def end_to_end_rows(eng: Engine, table: str | None = None) -> list[dict[str, Any
             "precision": p["precision"], "gpus": p["gpus"], "isl": p["isl"], "osl": p["osl"],
             "measured": measured, "run": p["output_tokens_per_s"], "engine": tps,
             "ratio": tps / measured,
+            "at_layout": eng.at_layout(p) / p["output_tokens_per_s"],
             "layout": best.label if best is not None else "does not fit",
             "concurrency": best.concurrency if best is not None else 0,
             "published": how,
