@@ -268,7 +268,7 @@ def test_trtllm_bench_points_are_well_formed() -> None:
         assert p["table"] in meta["tables"], p["id"]
         assert p["model"] in models, p["id"]
         assert p["gpu"] in gpus, p["id"]
-        assert p["precision"] in ("fp8", "nvfp4"), p["id"]
+        assert p["precision"] in ("fp8", "nvfp4", "mxfp4"), p["id"]
         assert p["gpus"] == p["tp"] * p["pp"] * p["attention_dp"], p["id"]
         assert p["isl"] >= 1 and p["osl"] >= 1, p["id"]
         assert p["output_tokens_per_s"] > 0, p["id"]
