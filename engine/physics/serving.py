@@ -12,8 +12,9 @@ whole prompts, as many as the serving stack's budget of tokens per step holds
   decode only;
 * TPOT = ``(N'_mix t_mix + N_gen t_gen) / (N'_mix + N_gen)`` with ``N'_mix = max(1, N_mix -
   drain)`` (the pipeline drain at the prefill/decode boundary);
-* TTFT = the prefill step of ``k`` prompts x a queueing factor ``min(base + (N_mix - 3) x
-  slope, max)``: a request waits for the prompts ahead of it;
+* TTFT = the prefill step of ``k`` prompts x ``1 + (q - 1) / k`` with aiconfigurator's
+  queueing factor ``q = min(base + (batch - 3) x slope, max)``: a request waits for the
+  prompts ahead of it, ``k`` to a step;
 * throughput = ``batch (osl - 1) / (N_mix t_mix + N_gen t_gen)``; requests/s = throughput /
   (osl - 1); per-user tokens/s = 1 / TPOT.
 
@@ -119,13 +120,21 @@ def _with_host(policy: Policy, gpu_s: float, seqs: int) -> float:
     return gpu_s + policy.step_us_per_sequence * 1e-6 * seqs
 
 
-def _queue(policy: Policy, n_mix: float) -> float:
-    """TTFT over one prefill: the prompts a request waits behind (aiconfigurator's factor),
-    never more than the mean wait of ``n_mix`` requests arriving together and prefilled one
-    at a time, ``(n_mix + 1) / 2``: a lone request waits behind no one (the factor's own
-    premise; it changes one or two requests per copy only)."""
-    return min(policy.ttft_queue_base + (n_mix - 3.0) * policy.ttft_queue_slope,
-               policy.ttft_queue_max, (n_mix + 1.0) / 2.0)
+def _queue(policy: Policy, b: int, k: int) -> float:
+    """TTFT over the prefill step a prompt is in (``k`` prompts), for a copy serving ``b``.
+
+    aiconfigurator's factor counts the prompts a request waits behind, one prefill each:
+    ``q = min(base + (b - 3) x slope, max)``, never more than the mean wait of ``b``
+    requests arriving together and prefilled one at a time, ``(b + 1) / 2`` (a lone request
+    waits behind no one: the factor's own premise). With ``k`` prompts to a step, the
+    request's own step holds ``k`` of them, and the ``q - 1`` prompts ahead of it go ``k``
+    to a step: ``1 + (q - 1) / k`` steps (``q`` with one prompt a step, as before; one
+    step when every prompt fits the first)."""
+    if b <= k:
+        return 1.0
+    q = min(policy.ttft_queue_base + (b - 3.0) * policy.ttft_queue_slope,
+            policy.ttft_queue_max, (b + 1.0) / 2.0)
+    return 1.0 + (q - 1.0) / k
 
 
 def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float, *,
@@ -148,7 +157,7 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k)), b)
     cycle = n_mix * t_mix + n_gen * t_gen
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
-    first = step.mixed_floor(isl, 0.0, float(k)) * _queue(policy, n_mix) / _MARGIN \
+    first = step.mixed_floor(isl, 0.0, float(k)) * _queue(policy, b, k) / _MARGIN \
         if ttft else None
     return Ceiling(b * (osl - 1.0) / cycle * _MARGIN, _MARGIN / tpot, first)
 
@@ -164,7 +173,7 @@ def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) 
     t_mix = t_ctx if b <= k else \
         _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k)), b)
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
-    queue = _queue(policy, n_mix)
+    queue = _queue(policy, b, k)
     cycle = n_mix * t_mix + n_gen * t_gen
     tps = b * (osl - 1.0) / cycle
     if not math.isfinite(tps):
