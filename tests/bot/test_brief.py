@@ -192,9 +192,9 @@ def test_charts_are_embedded_when_present(results: dict[str, Reply]) -> None:
 
 
 def test_work_sized_on_fewer_gpus_says_so_in_the_brief() -> None:
-    """Llama 3.1 70B for 64 users on H200 takes 4 of the node's 8 GPUs: the VRAM quoted is
+    """Llama 3.1 70B for 96 users on H200 takes 4 of the node's 8 GPUs: the VRAM quoted is
     theirs, and the brief says so rather than 'VRAM of 1 node'."""
-    reply = _result("llama 3.1 70b inference 64 users 8k context no target on h200")
+    reply = _result("llama 3.1 70b inference 96 users 8k context no target on h200")
     rec = reply.recommendation
     assert rec is not None and rec.numbers.memory is not None
     assert rec.numbers.memory.scope_gpus == 4
