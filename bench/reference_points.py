@@ -134,8 +134,8 @@ class Engine:
         return best
 
     def at_layout(self, p: dict[str, Any]) -> float:
-        """The engine's most output tokens/s at the point's own TP x PP layout (None-like 0
-        for attention-DP layouts, which the engine does not model), over concurrency."""
+        """The engine's most output tokens/s at the point's own TP x PP layout over
+        concurrency (0 for an attention-DP layout, which the engine does not model)."""
         if p["ep"] > 1:
             return 0.0
         cat = self.cat

@@ -495,8 +495,9 @@ def test_numbers_spelled_out_at_the_question(said: str, value: int) -> None:
 
 
 def test_the_int4_question_never_gives_a_reason_step_1_did_not() -> None:
-    """1,500 users of an 8B model fit one node in FP8 but miss the per-user speed: the INT4 question said the model 'does not fit one node in FP8 with the headroom
-    it needs'. It now points at step 1's own reason, in both languages."""
+    """1,500 users of an 8B model fit one node in FP8 but miss the per-user speed: the INT4
+    question said the model 'does not fit one node in FP8 with the headroom it needs'. It
+    now points at step 1's own reason, in both languages."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "We need to run inference for 1500 concurrent requests with llama 3.1 8b "
                      "at 2k context")
