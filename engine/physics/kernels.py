@@ -7,7 +7,7 @@ engine should do with them"), from engine/data/calibration.toml:
   compute floor ``flops / (prefill_mfu(m, size) x peak)``: the larger wins (m = tokens in
   the step). Prefill GEMMs are the compute floor.
 * decode attention: the measured latency of one layer by units (batch x KV heads of 128
-  dims) and KV length;
+  dims) and KV length (past the units measured, read at the same bytes);
 * prefill attention: causal FLOPs / (mfu(prompt, q heads per GPU) x peak);
 * MoE: ``max(fixed + touched expert bytes / (bw_share x BW), flops / (mfu(width, tokens per
   expert) x peak))``;

@@ -8,7 +8,9 @@ measured kernel by units of cached KV and length; prefill: causal FLOPs at the m
 MFU); the routed experts of an MoE layer; the element-wise ops; and two tensor-parallel
 all-reduces of the step's activations (Megatron's f/g,
 docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. The output
-head runs once per step in BF16. Pipeline stages pass activations point to point.
+head runs once per step in BF16. Pipeline stages pass activations point to point; a
+pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
+(:meth:`StepModel.mixed`: a prompt is never split between them).
 
 Every quantity that depends only on the model and the layout is computed once when the
 :class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; the
