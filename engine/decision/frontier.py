@@ -22,6 +22,7 @@ from engine.decision.figures import gpu_months, nominal_gb, round_gb
 from engine.decision.outcome import Deployment, StepOutcome
 from engine.decision.picture import picture
 from engine.physics.comm import Fabric
+from engine.physics.parallel import divisors, valid_tp
 from engine.physics.memory import (
     activations_per_gpu,
     kv_bytes_per_token,
@@ -90,22 +91,25 @@ _PIPELINES = (1, 2, 4, 8, 16, 32)
 
 def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     """The most efficient training layout over about ``gpus`` GPUs on a frontier fabric: TP
-    inside each node, a pipeline of 1 to 32 stages, data parallelism over the rest (ZeRO-2,
-    or FSDP when ZeRO-2 does not fit)."""
+    inside a node (any degree the model splits by, down to pure data parallelism when the
+    state fits a GPU: no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
+    parallelism over the rest (ZeRO-2, or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
     run = facts.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
-    for pp in _PIPELINES:
-        if pp > facts.model.layers or (pp > nodes and pp > 1):
-            break
-        dp = math.ceil(nodes / pp)
-        for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
-            if run.fits(gpn, pp, dp, strategy):
-                plan = run.project(pp * dp, gpn, pp, dp, strategy, None)
-                if best is None or plan.efficiency > best.efficiency:
-                    best = plan
-                break  # FSDP only when ZeRO-2 does not fit
+    for tp in (t for t in divisors(gpn) if valid_tp(facts.model, t)):
+        for pp in _PIPELINES:
+            if pp > facts.model.layers or (pp > nodes and pp > 1):
+                break
+            dp = math.ceil(nodes * gpn / (tp * pp))
+            used = math.ceil(tp * pp * dp / gpn)
+            for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
+                if run.fits(tp, pp, dp, strategy):
+                    plan = run.project(used, tp, pp, dp, strategy, None)
+                    if best is None or plan.efficiency > best.efficiency:
+                        best = plan
+                    break  # FSDP only when ZeRO-2 does not fit
     return best
 
 
