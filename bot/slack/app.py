@@ -55,8 +55,9 @@ from bot.ops.consumer import TurnConsumer
 from bot.ops.health import redis_target
 from bot.ops.settings import Settings
 from bot.slack import listeners, payloads, work
-from bot.slack.api import IDEMPOTENT, SlackDown
+from bot.slack.api import IDEMPOTENT
 from bot.slack.cards import ids
+from bot.slack.errors import SlackPassing
 from bot.slack.listeners.deliver import Recorder
 from bot.slack.pipeline import Pipeline, audience
 from bot.slack.storefacts import StoreFacts
@@ -264,7 +265,7 @@ class _Attempts:
 
 def make_handler(pipeline: Pipeline) -> Callable[[Entry], None]:
     """What a consumer does with one queue entry: the delivery it holds, dispatched as this
-    attempt (``bot/slack/work.py``). ``SlackDown`` and ``StoreUnavailable`` go back to the
+    attempt (``bot/slack/work.py``). ``SlackPassing`` and ``StoreUnavailable`` go back to the
     consumer (the entry is retried); a turn Slack kept failing for :data:`GIVE_UP_S` is
     logged and acknowledged."""
     attempts = _Attempts()
@@ -276,7 +277,7 @@ def make_handler(pipeline: Pipeline) -> Callable[[Entry], None]:
                             attempt=n, queued_at=entry.queued_at_ms / 1000)
         try:
             pipeline.dispatch(delivery, attempt)
-        except SlackDown as exc:
+        except SlackPassing as exc:
             if attempt.age_s < GIVE_UP_S:
                 raise
             log.error("turn given up: Slack kept failing", extra={"json_fields": {

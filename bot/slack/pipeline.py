@@ -7,7 +7,7 @@ any worker, calls :meth:`Pipeline.dispatch` with ``payloads.parse(entry.payload)
 each turn is timed, counted and logged (``bot/slack/flows/turn.py``).
 
 What dispatch raises is what the queue must know: ``StoreUnavailable`` (the store failed
-mid-turn) and :class:`~bot.slack.api.SlackDown` (Slack failed and what was asked is not
+mid-turn) and :class:`~bot.slack.errors.SlackPassing` (Slack failed and what was asked is not
 settled) leave the entry pending, to be retried; the person is told once, on the first
 attempt, that their answer waits (``Face.waiting``). A retry is harmless: the dialogue records
 each delivery id inside the write that applies it, and the Web API looks for what an earlier
@@ -24,8 +24,9 @@ from slack_sdk import WebClient
 
 from bot.ops.settings import Settings
 from bot.slack import work
-from bot.slack.api import SlackApi, SlackDown
+from bot.slack.api import SlackApi
 from bot.slack.cards.ids import parse_block_id
+from bot.slack.errors import SlackPassing
 from bot.slack.flows import actions, commands, export, home, math, mentions, messages, quote
 from bot.slack.flows import charts as chart_flow
 from bot.slack.flows.face import Audience, Face
@@ -99,7 +100,7 @@ class Pipeline:
 
     def dispatch(self, d: Delivery, attempt: work.Work | None = None) -> None:
         """Apply one delivery (``attempt``: which try of it this is). Raises StoreUnavailable
-        and SlackDown for the queue to retry it (see the module docstring); never anything
+        and SlackPassing for the queue to retry it (see the module docstring); never anything
         else."""
         with work.running(attempt or work.Work(delivery_id=d.id)), \
                 recording(kind_of(d)) as t:
@@ -107,10 +108,10 @@ class Pipeline:
             t.extra.update(team=d.team, channel=getattr(d, "channel", None))
             try:
                 self._run(t, d)
-            except (StoreUnavailable, SlackDown) as exc:
+            except (StoreUnavailable, SlackPassing) as exc:
                 if not t.told and work.current().first:
                     # telling is best effort; the retry is what matters
-                    with contextlib.suppress(StoreUnavailable, SlackDown):
+                    with contextlib.suppress(StoreUnavailable, SlackPassing):
                         self.face.waiting(t, audience(self.face, d),
                                           store=isinstance(exc, StoreUnavailable))
                 raise
