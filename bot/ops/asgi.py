@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.ops import metrics, warmup
 from bot.ops.health import RedisMonitor
-from bot.ops.signature import sound, verify_signature
+from bot.ops.signature import Signatures, sound
 
 if TYPE_CHECKING:
     from slack_bolt import App
@@ -108,7 +108,7 @@ class Front:
         self._serving = False
         self._steps = warmup.default_steps() if steps is None else steps
         secret = settings.slack_signing_secret
-        self._secret = secret.get_secret_value().encode() if secret else b""
+        self._signatures = Signatures(secret.get_secret_value() if secret else "")
         self._metrics_port = int(getattr(settings, "metrics_port", 9100))
         self._pool = ThreadPoolExecutor(max_workers=int(getattr(settings, "web_threads", 4)),
                                         thread_name_prefix="dispatch")
@@ -273,8 +273,8 @@ class Front:
             status = 413 if why == "too_large" else 408
             await self._refuse(send, status, why, len(body), close=True)
             return
-        refusal = verify_signature(self._secret, headers.get("x-slack-request-timestamp"),
-                                   headers.get("x-slack-signature"), body, time.time())
+        refusal = self._signatures.refusal(headers.get("x-slack-request-timestamp"),
+                                           headers.get("x-slack-signature"), body, time.time())
         if refusal == "unsigned" and body.startswith(b"ssl_check=1"):
             await _send(send, 200, b"")  # Slack's certificate check carries no signature
             return
