@@ -9,7 +9,7 @@ Two steps, because sales needs to know whom to call:
    (``users.info``). Refused first, privately, as before: an older card, someone else's
    sizing (the vendor's team may quote anyone's), a quote channel missing or shared.
 2. **The submission** (:func:`submit`), already checked field by field by its listener
-   (``bot/slack/listeners/views/quote.py``), is verified against the stored conversation:
+   (``bot/slack/listeners/views.py``), is verified against the stored conversation:
    the form's key and version are read from its metadata but trusted only once the stored
    sizing has that version and a result, and the submitter may quote it. Then, in order, so
    nothing internal can leak and nothing is done twice: one application per form on any

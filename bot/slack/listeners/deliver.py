@@ -1,6 +1,6 @@
 """How a listener hands a delivery on: recorded in the durable turn queue *before* the ack.
 
-Why (``docs/architecture.md``, "How one turn flows", step 2; issue 13, items 2 and 5): Slack is
+Why (``docs/architecture.md``, "How one turn flows", step 2): Slack is
 told "got it" only once the delivery is kept where any worker will find it, so a worker killed
 right after the ack loses nothing. The listener builds the typed ``Delivery``
 (``bot/slack/payloads.py``) and calls ``queue.submit(delivery.id, delivery.model_dump_json())``
@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from slack_bolt import BoltContext, BoltRequest, BoltResponse
+from slack_bolt import Ack, BoltContext, BoltRequest, BoltResponse
 
 from bot.ops import metrics
 from bot.slack.cards.home import home_view
@@ -180,3 +180,14 @@ def after_ack(context: BoltContext) -> None:
     got = context.get(RECORDED_KEY)
     if recorder is not None and isinstance(got, Recorded):
         recorder.after_ack(got)
+
+
+def acked(ack: Ack, context: BoltContext) -> None:
+    """Every click's listener: :func:`recorded` kept the click, so acknowledge it."""
+    ack()
+    after_ack(context)
+
+
+def seen(context: BoltContext) -> None:
+    """Every event's listener (Bolt acknowledged the event already)."""
+    after_ack(context)
