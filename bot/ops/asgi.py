@@ -19,9 +19,9 @@ Why it is built this way (issue 13, items 1, 6, 9, 12, 13):
   ``bot/ops/warmup.py``). Redis health is in the body (``bot/ops/health.py``), not a reason for
   503: with Redis down the bot still answers Slack with its "try again" note.
 * **The turn consumers** (``bot/ops/consumer.py``) of the durable queue run in the worker: built
-  after the Bolt app (:data:`ConsumerFactory`; by default ``make_consumer(app, settings)`` of
-  ``bot/slack/app.py`` when the Slack face defines it), started when the worker starts
-  serving, stopped first at shutdown so the turns they hold finish.
+  after the Bolt app (by the ``consumer()`` of what ``create_app`` built, ``bot/slack/app.py``;
+  a bare Bolt app of a bench has the :data:`ConsumerFactory` it is given, if any), started when
+  the worker starts serving, stopped first at shutdown so the turns they hold finish.
 * **Metrics on their own listener.** ``/metrics`` answers only on ``METRICS_PORT`` (the server
   binds it beside ``PORT``; the route is chosen by the local port of the connection), never on
   the public port Slack and the internet reach.
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from bot.ops.consumer import TurnConsumer
     from bot.ops.settings import Settings
+    from bot.slack.app import BuiltApp
     from dialogue.store.connect import Target
 
 __all__ = ["BoltFactory", "ConsumerFactory", "Front"]
@@ -68,24 +69,15 @@ BUILD_RETRY_S = 10.0  # how often a worker retries building a Bolt app that fail
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-BoltFactory = Callable[["Settings"], "App"]
+BoltFactory = Callable[["Settings"], "App | BuiltApp"]
 ConsumerFactory = Callable[["App", "Settings"], "TurnConsumer | None"]
 
 
-def _default_bolt_factory(settings: Settings) -> App:
+def _default_bolt_factory(settings: Settings) -> BuiltApp:
     """The Slack face's app (bot/slack/app.py), with its real Redis-backed dialogue."""
     from bot.slack.app import create_app
 
-    app: App = create_app(settings)
-    return app
-
-
-def _default_consumer_factory(app: App, settings: Settings) -> TurnConsumer | None:
-    """The Slack face's consumers of the turn queue, once it provides them."""
-    from bot.slack import app as slack_app
-
-    make: ConsumerFactory | None = getattr(slack_app, "make_consumer", None)
-    return make(app, settings) if make is not None else None
+    return create_app(settings)
 
 
 class Front:
@@ -102,8 +94,7 @@ class Front:
     ) -> None:
         self._settings = settings
         self._factory = bolt_factory or _default_bolt_factory
-        self._consumers = consumers or (
-            _default_consumer_factory if bolt_factory is None else (lambda app, s: None))
+        self._consumers = consumers
         self.consumer: TurnConsumer | None = None
         self._serving = False
         self._steps = warmup.default_steps() if steps is None else steps
@@ -138,15 +129,21 @@ class Front:
             self._last_attempt = time.monotonic()
             started = time.perf_counter()
             try:
-                app = self._factory(self._settings)
+                built = self._factory(self._settings)
             except Exception as exc:
                 self._build_error = f"slack app did not start: {type(exc).__name__}"
                 _log.error("slack app did not start; will retry",
                            extra={"json_fields": {"event": "boot_error",
                                                   "error": type(exc).__name__}})
                 return False
+            from slack_bolt import App as BoltApp  # loaded with the app it builds
+
+            app = built if isinstance(built, BoltApp) else built.app
             try:
-                self.consumer = self._consumers(app, self._settings)
+                if not isinstance(built, BoltApp):
+                    self.consumer = built.consumer()
+                elif self._consumers is not None:
+                    self.consumer = self._consumers(built, self._settings)
             except Exception as exc:
                 _log.error("turn consumers did not start", extra={"json_fields": {
                     "event": "boot_error", "error": type(exc).__name__}})
