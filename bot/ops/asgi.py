@@ -1,6 +1,6 @@
 """The ASGI front of one worker: Slack events, probes and metrics, on an event loop.
 
-Why it is built this way (issue 13, items 1, 6, 9, 12, 13):
+Why it is built this way:
 
 * **Slow clients cost a coroutine, not a thread.** The request head and body are read by the
   event loop (uvicorn, ``bot/ops/uvworker.py``), with a deadline for the head

@@ -1,7 +1,7 @@
 """A file or snippet shared in a sizing: its text is the person's answer, as if they had pasted it.
 
 Why: a model outside the catalog is described by its Hugging Face ``config.json``, and people
-share that file (or a snippet of it) more often than they paste it (issue #10). The message
+share that file (or a snippet of it) more often than they paste it. The message
 event carries only what Slack says of each file (``bot/slack/payloads.py`` ``SharedFile``: the
 queue entry stays small); the turn downloads the file here, when it is applied
 (:meth:`bot.slack.api.SlackApi.download`), and the dialogue reads its text as the answer
