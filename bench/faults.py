@@ -29,12 +29,13 @@ first answer until the card, as ``tests/ops/drive.py`` does, with Slack's redeli
 unanswered request simulated: up to 3 retries, 1 s apart, with ``X-Slack-Retry-Num``):
 
 * ``redis-pause-1s`` / ``-3s`` / ``-8s``: Redis SIGSTOPped mid-run; ``redis-kill``: killed -9
-  and restarted from its AOF 1 s later; ``redis-full``: for 5 s Redis at its memory limit
-  (``maxmemory`` set where its memory stands, ``noeviction``: every write refused); ``worker-kill``: the worker holding the oldest pending
-  turn killed -9 while turns are in flight (Slack made 1.5 s slow so they are), twice, at
-  different points; ``slack-429`` / ``-500`` / ``-reset`` / ``-late``: for 5 s the fake Slack
-  answers ``chat.postMessage``/``chat.update`` with 429s, 500s, a connection reset after doing
-  the work, or the answer 11 s after doing the work.
+  and restarted from its AOF 1 s later; ``redis-full``: for 5 s Redis past its memory limit
+  (``maxmemory`` set below what it holds, ``noeviction``: every write refused);
+  ``worker-kill``: the worker holding the oldest pending turn killed -9 while turns are in
+  flight (Slack made 1.5 s slow so they are), twice, at different points; ``slack-429`` /
+  ``-500`` / ``-reset`` / ``-late``: for 5 s the fake Slack answers
+  ``chat.postMessage``/``chat.update`` with 429s, 500s, a connection reset after doing the
+  work, or the answer 11 s after doing the work.
 * Per scenario (``bench/people.py`` says how a person is simulated): *acked* (a delivery Slack
   got a 200 for), *lost* (acked, but its answer never reached Slack), *late* (answered, but
   after 12 s), *not_taken* (slash commands the bot said it could not confirm, run again),
@@ -159,10 +160,10 @@ def faults(stack: Stack) -> dict[str, Callable[[], None]]:
         import redis
 
         client = redis.Redis.from_url(r.url)
-        try:  # at its limit: ``maxmemory`` where it stands, writes refused (noeviction)
+        try:  # past its limit: ``maxmemory`` below where it stands, every write refused
             used = int(client.info("memory")["used_memory"])
             client.config_set("maxmemory-policy", "noeviction")
-            client.config_set("maxmemory", str(used))
+            client.config_set("maxmemory", str(used // 2))
             time.sleep(FAULT_WINDOW_S)
             client.config_set("maxmemory", "0")
         finally:
