@@ -32,6 +32,7 @@ from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, vali
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
+from dialogue.understand.tidy import tidy
 from engine.wording import Message, msg
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin", "changeable",
@@ -60,6 +61,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
     out = Outcome(work, changed=True)
     if config.looks_like(opening):
         return _pasted_model(work, opening, out)
+    opening = tidy(opening)
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
         out.notices.append(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
@@ -133,6 +135,8 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     """Apply a typed answer, a button value (the same path) or a command to a copy."""
     work = conv.fork()
     out = Outcome(work)
+    if not clicked(work, text) and not config.looks_like(text):
+        text = tidy(text)  # a button's value is read as it is
     cmd = command(text)
     if cmd is not None and cmd.kind == "language" and cmd.language is not None:
         changed = work.language != cmd.language or work.language_source != "chosen"

@@ -1,0 +1,132 @@
+"""The vocabulary people type, loaded from ``dialogue/data/lexicon.<lang>.toml`` and compiled
+once into patterns: misspellings and phrases rewritten to the words the readers know, spelled
+numbers, the words a count is typed glued to.
+
+Why data: adding a phrasing should be adding a line to a file a reviewer reads at a glance,
+never one more alternative in a reader's regular expression (the way Rasa compiles its lookup
+tables into patterns). Both languages' files are merged: a message is tidied before its
+language is known, and the entries of one language are not words of the other.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from dialogue.understand.text import fold
+from engine.units import Lang
+
+__all__ = ["LANGS", "Lexicon", "compiled", "key", "loose", "raw"]
+
+LANGS: tuple[Lang, ...] = ("en", "fr")
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+class _Rules(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    joiners: list[str]
+    compound_only: list[str]
+    before_scale: list[str]
+    not_after: list[str]
+    multiplied: list[str]
+
+
+class _Numbers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    units: dict[str, int]
+    scales: dict[str, int]
+    rules: _Rules
+
+
+class _Glued(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str]
+    scales: list[str]
+
+
+class Lexicon(BaseModel):
+    """One language's file, validated at load (a typo in the data fails there, not on a
+    customer's message)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    numbers: _Numbers
+    typos: dict[str, str]
+    phrases: dict[str, str]
+    glued: _Glued
+
+
+@cache
+def raw(lang: Lang) -> Lexicon:
+    with (DATA / f"lexicon.{lang}.toml").open("rb") as fh:
+        return Lexicon.model_validate(tomllib.load(fh))
+
+
+_LOOSE = {"a": "[aàâä]", "e": "[eéèêë]", "i": "[iîï]", "o": "[oôö]", "u": "[uùûü]",
+          "c": "[cç]", " ": r"[\s\u00a0-]+", "-": r"[-\s]?"}
+
+
+def loose(key: str) -> str:
+    """A folded key as a pattern that matches it typed with accents, any case, any spaces:
+    'reglage fin' matches 'Réglage  fin'."""
+    return "".join(_LOOSE.get(ch, re.escape(ch)) for ch in key)
+
+
+def _alternation(keys: list[str] | set[str]) -> str:
+    return "|".join(loose(k) for k in sorted(keys, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Both languages' entries merged, and their patterns."""
+
+    rewrites: dict[str, str]  # a typo or phrase (its key) -> its replacement
+    rewrite: re.Pattern[str]
+    units: dict[str, int]
+    scales: dict[str, int]
+    joiners: frozenset[str]
+    articles: frozenset[str]  # 'a' of 'a hundred'
+    multiplied: frozenset[str]
+    spelled: re.Pattern[str]  # a run of number words
+    glued: re.Pattern[str]  # a count glued to the word it counts
+    apart: re.Pattern[str]  # a count and its scale typed apart
+
+
+def key(said: str) -> str:
+    """The one form of a lexicon entry and of what matched it: folded, without spaces or
+    hyphens ('Fine-tunning', 'fine tunning' -> 'finetunning')."""
+    return re.sub(r"[\s-]+", "", fold(said))
+
+
+@cache
+def compiled() -> Compiled:
+    books = [raw(lang) for lang in LANGS]
+    said = {k: v for b in books for k, v in (*b.typos.items(), *b.phrases.items())}
+    rewrites = {key(k): v for k, v in said.items()}
+    units = {k: v for b in books for k, v in b.numbers.units.items()}
+    scales = {k: v for b in books for k, v in b.numbers.scales.items()}
+    rules = [b.numbers.rules for b in books]
+    joiners = {w for r in rules for w in r.joiners}
+    only_in_runs = {w for r in rules for w in r.compound_only}
+    before = {w for r in rules for w in r.before_scale}
+    not_after = {w for r in rules for w in r.not_after}
+    word = _alternation(set(units) | set(scales))
+    sep = rf"(?:[\s-]+(?:(?:{_alternation(joiners)})[\s-]+)?)"
+    guard = "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(not_after))
+    start = (rf"(?:{_alternation(set(units) - only_in_runs)}"
+             rf"|{guard}(?:{_alternation(set(scales) - only_in_runs)})"
+             rf"|(?:{_alternation(before)})(?=\s+(?:{_alternation(set(scales))})\b))")
+    spelled = re.compile(rf"(?<![\w-])(?:{start})(?:{sep}(?:{word}))*(?![\w-])", re.I)
+    glued_words = {w for b in books for w in b.glued.words}
+    glued = re.compile(
+        rf"(?<![\w.,])(\d+(?:[.,]\d+)?(?:k|m|b)?)(?=(?:{_alternation(glued_words)})\b)", re.I)
+    apart_scales = {w for b in books for w in b.glued.scales}
+    apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
+                       re.I)
+    rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
+    return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
+                    frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart)
