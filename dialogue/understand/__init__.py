@@ -21,8 +21,9 @@ from functools import cache
 @cache
 def warm() -> None:
     """Build, once per process, what the first reading of a message would: the catalog's
-    model, GPU and link indexes, the readers' compiled patterns and the lexicon's (~50 ms), so that no person's
-    first message pays for it. Called by the service; cheap after the first time."""
+    model, GPU and link indexes, the readers' compiled patterns and the lexicon's (~50 ms), so
+    that no person's first message pays for it. Called by the service; cheap after the first
+    time."""
     from dialogue.understand import gpus, names, opening, tidy
 
     tidy.tidy("*Model:* `org/x` <@U1> <https://a.b|c> :d: fifty deux cents 100users infrence")
