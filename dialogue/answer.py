@@ -57,7 +57,8 @@ def pair(key: str, value: AnswerValue) -> Message:
 def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: Source) -> None:
     """An answer to one question: its keys set, the question's other keys dropped (a new
     load replaces the old one, whatever its shape), its proposal answered. Re-answering an
-    assumed answer with the same value confirms it."""
+    assumed answer with the same value confirms it. What it leaves void is dropped and asked
+    again, what it settles elsewhere is set there (``Slot.voids``, ``Slot.settles``)."""
     s = SLOTS[slot]
     reading = dict(reading)
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
@@ -75,6 +76,11 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
                 conv.drop(k)
     conv.proposals.pop(slot, None)
     conv.answered(s.keys)
+    for k in s.voids(conv.answers):
+        conv.drop(k)
+        conv.refused([k])
+    for other, settled in s.settles(conv.answers).items():
+        put(conv, other, settled, source)
 
 
 def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:

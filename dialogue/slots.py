@@ -68,6 +68,12 @@ class Slot:
     was: str = "dialogue.question.was"
     #: the question's wording for these answers, when it has more than one
     asks: Callable[[Answers], str] | None = None
+    #: the other questions a new answer settles, with their answer: a 16- or 8-bit weight
+    #: format chosen says no to 4-bit weights (the format chosen is the card's)
+    settles: Callable[[Answers], dict[str, Reading]] = lambda a: {}
+    #: the answers a new answer leaves void, dropped and asked again: the GPU of the card
+    #: refused ('not on H200 actually') is no answer any more
+    voids: Callable[[Answers], tuple[str, ...]] = lambda a: ()
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -154,6 +160,10 @@ def _speed_default(_: Answers) -> Default:
                    msg("dialogue.show.per_user", rate=r))
 
 
+#: the weight formats that are no 4-bit one
+_WIDE = frozenset({"fp8", "bf16", "fp16"})
+
+
 def _always(_: Answers) -> bool:
     return True
 
@@ -206,7 +216,9 @@ SLOTS: dict[str, Slot] = {
              readers.one("precision", names.precision), choices.precisions,
              ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
                  catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
-             was="dialogue.question.was_format", merge=True),
+             was="dialogue.question.was_format", merge=True,
+             settles=lambda a: {"int4": {"int4": False}} if a.get("int4") is True and a.get(
+                 "precision") in _WIDE else {}),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
              readers.read_budget, _budgets,
@@ -237,7 +249,9 @@ SLOTS: dict[str, Slot] = {
              else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                           answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),  # never one refused
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
-                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned", "avoid_gpus")),
+                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned", "avoid_gpus"),
+             voids=lambda a: ("gpu",) if a.get("gpu") in answer_keys.avoided(a.get("avoid_gpus"))
+             else ()),
     )
 }
 ORDER: tuple[str, ...] = tuple(SLOTS)
