@@ -62,9 +62,11 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
     s = SLOTS[slot]
     reading = dict(reading)
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
+    together = set(s.together) if reading and set(reading) <= set(s.together) and any(
+        k in conv.answers for k in s.together) else set()  # a batch's part: the rest stays
     if not s.merge:
         for k in s.keys:
-            if k not in reading and k not in s.keeps and k not in s.parts:
+            if k not in reading and k not in s.keeps and k not in s.parts and k not in together:
                 conv.drop(k)
     for k, v in reading.items():
         same = conv.answers.get(k, object()) == v and conv.sources.get(k) == "assumed"

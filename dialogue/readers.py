@@ -100,6 +100,10 @@ def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
     return got
 
 
+#: what a batch job is said with: its documents, their length, its deadline
+BATCH = ("documents", "document_tokens", "batch_days")
+
+
 def undated_batch(a: Answers) -> bool:
     """A batch job said without its deadline ('10M documents of 2k tokens'): the load
     question asks it."""
@@ -118,6 +122,14 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
             return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
                 "batch_days": days}
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
+    if "documents" in a and set(got) <= set(BATCH):  # a batch changed in part keeps the rest
+        if not got:
+            try:  # 'in 1 day', 'by tomorrow': the job's new deadline
+                got = {"batch_days": read_deadline(t, a, lang, today)["deadline_days"]}
+            except ParseError:
+                got = {}
+        if got:
+            return {k: a[k] for k in BATCH if k in a} | got
     if got:
         return got
     n = numbers.concurrency(t)
@@ -136,7 +148,13 @@ def sizeless_batch(a: Answers) -> bool:
 def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """A context length, or prompt and answer lengths (their sum is the context); for a
     batch job without its documents' size, the size of each document."""
-    got = _read_context(t, a, lang, today)
+    try:
+        got = _read_context(t, a, lang, today)
+    except ParseError:
+        each = numbers.length(t, lang) if sizeless_batch(a) else None  # '3000 tokens each'
+        if each is None:
+            raise
+        return {"document_tokens": int(each)}
     if sizeless_batch(a):
         size = got.get("context") or got.get("prompt_tokens")
         if isinstance(size, int):

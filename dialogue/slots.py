@@ -68,6 +68,9 @@ class Slot:
     was: str = "dialogue.question.was"
     #: the question's wording for these answers, when it has more than one
     asks: Callable[[Answers], str] | None = None
+    #: keys that make one answer together (a batch: its documents, their length, its
+    #: deadline): a new value for some of them keeps the others
+    together: tuple[str, ...] = ()
     #: the other questions a new answer settles, with their answer: a 16- or 8-bit weight
     #: format chosen says no to 4-bit weights (the format chosen is the card's)
     settles: Callable[[Answers], dict[str, Reading]] = lambda a: {}
@@ -186,7 +189,11 @@ SLOTS: dict[str, Slot] = {
              ask_params=lambda a: {"documents": int(a.get("documents") or 0)},
              # a batch job said without its deadline: the question asks it
              asks=lambda a: "dialogue.slot.concurrency.ask_deadline"
-             if readers.undated_batch(a) else "dialogue.slot.concurrency.ask"),
+             if readers.undated_batch(a) else "dialogue.slot.concurrency.ask",
+             # a batch's prompt is its document: a new document length replaces it
+             together=readers.BATCH,
+             voids=lambda a: ("prompt_tokens",) if "document_tokens" in a and a.get(
+                 "prompt_tokens") not in (None, a["document_tokens"]) else ()),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, choices.contexts,

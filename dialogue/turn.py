@@ -21,14 +21,23 @@ from datetime import date
 
 from dialogue import answer as reading
 from dialogue.answer import Outcome, pair
-from dialogue.conversation import Conversation
+from dialogue.conversation import AnswerValue, Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
 from dialogue.intent import asks, clicked, topic
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.reply import Notice
-from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, valid
+from dialogue.slots import (
+    ALIASES,
+    ORDER,
+    SLOTS,
+    assumed,
+    current_default,
+    is_training,
+    serving,
+    valid,
+)
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
@@ -181,9 +190,14 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
     asked."""
     conv = turn.conv
-    found = Found() if negation.asks_about(text) else extract(text, conv.language,
-                                                                today=today)
+    found = Found() if negation.asks_about(text) else extract(
+        text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    if "deadline_days" in said and "documents" in conv.answers and serving(conv.answers):
+        said["batch_days"] = said.pop("deadline_days")  # 'what if it's by tomorrow': the batch's
+    if ("context" in said and "documents" in conv.answers and serving(conv.answers)
+            and not {"prompt_tokens", "output_tokens"} & set(said)):
+        said["document_tokens"] = said.pop("context")  # a batch's prompt is its document
     can = changeable(_plan(conv))
     slots = list(dict.fromkeys(KEYS[k].slot for k in said))
     first = next((s for s in ("model", "workload") if s in slots or s in found.unsure), None)
@@ -199,8 +213,8 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     elif slots and all(s in can for s in slots):
         for slot in slots:
             fire("change", turn, slot)
-            reading.put(conv, slot, {k: v for k, v in said.items() if KEYS[k].slot == slot},
-                        "said")
+            reading.put(conv, slot, _completed(slot, text, {
+                k: v for k, v in said.items() if KEYS[k].slot == slot}, conv, today), "said")
         out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.changed",
                                                               answers=[pair(k, v) for k, v in
                                                                        said.items()
@@ -211,6 +225,19 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
             "dialogue.help.done", names=_words(can))))
     else:
         out.error = msg("dialogue.error.done")
+
+
+def _completed(slot: str, text: str, said: dict[str, AnswerValue], conv: Conversation,
+               today: date | None) -> dict[str, AnswerValue]:
+    """A new value for one part of an answer keeps the parts that still apply: '2 epochs'
+    keeps the examples and their length, '20M documents' the batch's deadline and document
+    length. The question's own reader completes it from what was kept, as it does at the
+    question; when it reads something else, what the sentence said stands alone."""
+    try:
+        got = SLOTS[slot].read(text, conv.answers, conv.language, today)
+    except ParseError:
+        return said
+    return dict(got) if all(got.get(k) == v for k, v in said.items()) else said
 
 
 def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
@@ -290,6 +317,8 @@ def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
     names_ = changeable(_plan(conv))
     can = _words(names_)
+    if cmd.slot == "deadline_days" and "documents" in conv.answers and serving(conv.answers):
+        cmd = Command("change", "concurrency", raw=cmd.raw, value=cmd.value)  # a batch's
     if cmd.slot is None:
         out.error = (msg("dialogue.error.change_what", text=cmd.raw, names=can) if cmd.raw
                      else msg("dialogue.error.change_which", names=can))

@@ -49,6 +49,11 @@ class _Glued(BaseModel):
     scales: list[str]
 
 
+class _Asking(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    suggestions: list[str]
+
+
 class Lexicon(BaseModel):
     """One language's file, validated at load (a typo in the data fails there, not on a
     customer's message)."""
@@ -57,6 +62,7 @@ class Lexicon(BaseModel):
     numbers: _Numbers
     typos: dict[str, str]
     phrases: dict[str, str]
+    asking: _Asking
     glued: _Glued
 
 
@@ -94,6 +100,7 @@ class Compiled:
     spelled: re.Pattern[str]  # a run of number words
     glued: re.Pattern[str]  # a count glued to the word it counts
     apart: re.Pattern[str]  # a count and its scale typed apart
+    suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
 
 
 def key(said: str) -> str:
@@ -128,5 +135,8 @@ def compiled() -> Compiled:
     apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
                        re.I)
     rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
+    leads = sorted({w for b in books for w in b.asking.suggestions}, key=len, reverse=True)
+    suggestion = re.compile(rf"^(?:{'|'.join(re.escape(w) for w in leads)})\b")
     return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
-                    frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart)
+                    frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart,
+                    suggestion)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import compiled
 from dialogue.understand.text import fold, shown
 from engine.wording import msg
 
@@ -44,9 +45,6 @@ _ASKING = (r"what|what's|whats|why|how|which|is|are|does|do|did|can|could|should
            r"|quels|quelles|est-ce|est ce|combien|a quoi|ca veut dire|que veut dire"
            r"|que signifie|peux-tu|pouvez-vous|explique|expliquez")
 _QUESTION = re.compile(rf"^(?:{_ASKING})\b")
-#: Suggestions phrased as questions are answers: "what about 128 users?", "et si 64 ?".
-_SUGGESTION = re.compile(r"^(?:what about|how about|and|maybe|perhaps|et|et si|et pour"
-                         r"|peut-etre|pourquoi pas)\b")
 #: Asking about a thing rather than proposing it: "what is int4?", "c'est quoi le ctx".
 _ABOUT = re.compile(r"^(?:what|whats|what's|which|why|explain|tell me|c'est quoi|qu'est-ce"
                     r"|qu'est ce|pourquoi|que veut dire|que signifie|a quoi|quel|quelle|quels"
@@ -60,7 +58,7 @@ def is_question(text: str) -> bool:
     ends with '?' and holds one ('int4?' alone is a question too; '8k?' is a tentative
     answer, and 'what about 128?' a suggestion)."""
     t = fold(text).strip()
-    if not t or _SUGGESTION.match(t):
+    if not t or suggests(t):
         return False
     if _QUESTION.match(t):
         return True
@@ -79,7 +77,13 @@ def asks_about(text: str) -> bool:
     """'what is X?', 'why ...', 'c'est quoi X': a request for an explanation, never an
     answer even where a sentence is read for answers (the model question)."""
     t = fold(text).strip()
-    return _SUGGESTION.match(t) is None and _ABOUT.match(t) is not None
+    return not suggests(t) and _ABOUT.match(t) is not None
+
+
+def suggests(folded: str) -> bool:
+    """A sentence that proposes an answer, phrased as a question ('what about 128 users?',
+    'what if we only have 25GbE', 'et si 64 ?'): the lexicon's leads."""
+    return compiled().suggestion.match(folded) is not None
 
 
 # -- negation scope ------------------------------------------------------------------------
