@@ -21,7 +21,7 @@ from dialogue import keys as answer_keys
 from dialogue.conversation import AnswerValue, Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.keys import Answers, show_model
-from dialogue.understand import dataset, load, names, negation, numbers
+from dialogue.understand import audience, dataset, load, names, negation, numbers
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold, shown, words
 from engine import EngineError
@@ -110,6 +110,17 @@ def undated_batch(a: Answers) -> bool:
     return "documents" in a and "batch_days" not in a
 
 
+def share_of_people(t: str, a: Answers) -> Reading | None:
+    """'What if half of them are online at once', 'et si 30 % sont connectés en même
+    temps ?' after a headcount: that share of the people counted (all of them, when the
+    count was taken as all at once), as said."""
+    people = a.get("users_total", a.get("concurrency"))
+    share = audience.share_alone(fold(t))
+    if share is None or not isinstance(people, int) or isinstance(people, bool) or people < 2:
+        return None
+    return {"users_total": people, "concurrency": load.at_once(people, share)}
+
+
 def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """'64', '64 users', '200 employees', '20 requests per second', a batch job; for a batch
     job said without its deadline, the deadline ('by Friday', 'in 3 days') keeps the job."""
@@ -122,6 +133,8 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
             return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
                 "batch_days": days}
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
+    if not got and "documents" not in a:
+        got = share_of_people(t, a) or {}
     if "documents" in a and set(got) <= set(BATCH):  # a batch changed in part keeps the rest
         if not got:
             try:  # 'in 1 day', 'by tomorrow': the job's new deadline

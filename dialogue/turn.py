@@ -20,6 +20,7 @@ from __future__ import annotations
 from datetime import date
 
 from dialogue import answer as reading
+from dialogue import readers
 from dialogue.answer import Outcome, pair
 from dialogue.conversation import AnswerValue, Conversation
 from dialogue.errors import ParseError
@@ -190,9 +191,14 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
     asked."""
     conv = turn.conv
+    if negation.asks_math(text) or negation.asks_why(text):
+        _explain(turn, out, math=negation.asks_math(text))
+        return
     found = Found() if negation.asks_about(text) else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
+        said = dict(readers.share_of_people(text, conv.answers) or {})
     if "deadline_days" in said and "documents" in conv.answers and serving(conv.answers):
         said["batch_days"] = said.pop("deadline_days")  # 'what if it's by tomorrow': the batch's
     if ("context" in said and "documents" in conv.answers and serving(conv.answers)
@@ -225,6 +231,25 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
             "dialogue.help.done", names=_words(can))))
     else:
         out.error = msg("dialogue.error.done")
+
+
+def _explain(turn: Turn, out: Outcome, *, math: bool) -> None:
+    """'why 2 nodes?': the step that decided the card, with its question, its answer and the
+    numbers behind it (the engine's own evidence); 'show the math': the card's math. Nothing
+    changes."""
+    try:
+        rec = _plan(turn.conv).recommendation()
+    except EngineFailed as exc:
+        out.error = msg("dialogue.error.engine", why=exc.message)
+        return
+    if math:
+        out.notices.append(Notice(kind="info", text=msg("dialogue.notice.math")))
+        out.notices.extend(Notice(kind="info", text=m) for m in rec.math)
+        return
+    closing = next((q for q in rec.questions if q.step == rec.step), rec.questions[-1])
+    out.notices.append(Notice(kind="info", text=msg(
+        "dialogue.notice.why", step=closing.step, question=closing.question,
+        answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
 
 
 def _completed(slot: str, text: str, said: dict[str, AnswerValue], conv: Conversation,

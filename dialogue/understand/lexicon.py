@@ -52,6 +52,8 @@ class _Glued(BaseModel):
 class _Asking(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     suggestions: list[str]
+    why: list[str]
+    math: list[str]
 
 
 class Lexicon(BaseModel):
@@ -101,6 +103,8 @@ class Compiled:
     glued: re.Pattern[str]  # a count glued to the word it counts
     apart: re.Pattern[str]  # a count and its scale typed apart
     suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
+    why: re.Pattern[str]  # a folded sentence that asks why the card is so
+    math: frozenset[str]  # a folded message that asks for the math
 
 
 def key(said: str) -> str:
@@ -135,8 +139,14 @@ def compiled() -> Compiled:
     apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
                        re.I)
     rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
-    leads = sorted({w for b in books for w in b.asking.suggestions}, key=len, reverse=True)
-    suggestion = re.compile(rf"^(?:{'|'.join(re.escape(w) for w in leads)})\b")
     return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
                     frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart,
-                    suggestion)
+                    _leads({w for b in books for w in b.asking.suggestions}),
+                    _leads({w for b in books for w in b.asking.why}),
+                    frozenset(w for b in books for w in b.asking.math))
+
+
+def _leads(words: set[str]) -> re.Pattern[str]:
+    """Folded sentences that open with one of ``words``."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"^(?:{alternatives})\b")

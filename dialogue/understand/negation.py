@@ -80,6 +80,16 @@ def asks_about(text: str) -> bool:
     return not suggests(t) and _ABOUT.match(t) is not None
 
 
+def asks_why(text: str) -> bool:
+    """'why 2 nodes?', 'pourquoi autant de nœuds ?': a question about the card's reason."""
+    return compiled().why.match(fold(text)) is not None
+
+
+def asks_math(text: str) -> bool:
+    """'show the math', 'montre le calcul': the card's math asked for, typed."""
+    return fold(text).strip(" ?!.") in compiled().math
+
+
 def suggests(folded: str) -> bool:
     """A sentence that proposes an answer, phrased as a question ('what about 128 users?',
     'what if we only have 25GbE', 'et si 64 ?'): the lexicon's leads."""
