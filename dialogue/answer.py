@@ -98,7 +98,8 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
             conv.proposals[slot] = Proposal(text=unsure.message, options=unsure.options)
     said = [pair(k, found.answers[k]) for k in KEY_ORDER
-            if k in found.answers and k not in found.inferred and KEYS[k].shown]
+            if k in found.answers and k not in found.inferred and KEYS[k].shown
+            and not _whole(k, found.answers)]
     assumed = [share(found.answers) if k == "concurrency" and "users_total" in found.answers
                else pair(k, found.answers[k]) for k in KEY_ORDER
                if k in found.answers and k in found.inferred]
@@ -112,6 +113,11 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
                                                             answers=assumed)))
     if found.fetch is not None and "model" not in found.answers:
         out.fetch = found.fetch
+
+
+def _whole(key: str, answers: Mapping[str, AnswerValue]) -> bool:
+    """A headcount taken whole at once is said once, as the requests at once it is."""
+    return key == "users_total" and answers.get("concurrency") == answers.get("users_total")
 
 
 def share(answers: Mapping[str, AnswerValue]) -> Message:
@@ -342,8 +348,11 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
         out.notices.append(Notice(kind="warning", text=refused.message))
     conv.refused(k for k in found.refused if KEYS[k].slot not in (conv.state, "model",
                                                                   "workload"))
+    told: set[str] = set()
     for k, v in other.items():
-        if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown:
+        if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown \
+                and not _whole(k, other) and KEYS[k].slot not in told:  # once per question
+            told.add(KEYS[k].slot)
             out.notices.append(Notice(kind="info", text=msg(
                 "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),
                 word=msg(f"dialogue.slot.{KEYS[k].slot}.word"))))

@@ -78,7 +78,7 @@ _OWN: tuple[Recogniser, ...] = (
         r"|en parallele|a la fois|en meme temps"
         r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
         r"|at peak|actifs?|en pointe|au pic|en pic)\b)?)"),
-        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser(("concurrency",), _rx(
@@ -155,6 +155,21 @@ _OWN: tuple[Recogniser, ...] = (
                if names.weights_format_at(m.string, m.start(), m.end()) else None,
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
+#: what says a count of users is of users at once ('64 concurrent users', '64 users at once')
+_AT_ONCE_SAID = re.compile(r"concurren|simultan|parallel|active|actifs?\b|a la fois|meme temps"
+                           r"|at once|same time|at peak|pointe|\bpic\b")
+_USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
+
+
+def _users(said: str) -> Reading:
+    """'64 concurrent users' is 64 at once; '500 users' a headcount of people, all of them
+    taken at once (said so, with one click to a share of them), as '500 people' is."""
+    n = numbers.concurrency(said)
+    if _USERS.search(said) and not _AT_ONCE_SAID.search(said) and n >= 2:
+        return {"users_total": n, "concurrency": n}
+    return {"concurrency": n}
+
+
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
 _MANY_USERS = Recogniser(("users_total",), _rx(
     rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
@@ -298,10 +313,12 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
         found.refusals.append(said)
         found.refused.update(dict.fromkeys(rec.keys, said))
         return rest[: at.start()] + " | " + rest[at.end():]
+    assumed = (set(str(reading.pop(load.ASSUMED)).split(",")) if load.ASSUMED in reading
+               else rec.assumed)
     for key, value in reading.items():
         if key not in found.answers:
             found.answers[key] = value
-            if key in rec.assumed:
+            if key in assumed:
                 found.inferred.add(key)
     for m in sorted(hits if corrected else joined, key=lambda h: -h.start()):
         rest = rest[: m.start()] + " | " + rest[m.end():]
