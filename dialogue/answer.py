@@ -64,6 +64,8 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
     together = set(s.together) if reading and set(reading) <= set(s.together) and any(
         k in conv.answers for k in s.together) else set()  # a batch's part: the rest stays
+    if reading and set(reading) <= set(s.keeps):  # a first-token bound alone: no new speed
+        together = set(s.keys)
     if not s.merge:
         for k in s.keys:
             if k not in reading and k not in s.keeps and k not in s.parts and k not in together:

@@ -15,6 +15,7 @@ engine (workloads, defaults): none is listed here again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -156,6 +157,16 @@ def _deadline_default(_: Answers) -> Default:
     return Default({"deadline_days": days}, f"{days:g} days", msg("dialogue.show.days", days=days))
 
 
+def _concurrency_default(answers: Answers) -> Default | None:
+    """Only a total output rate said ('2000 tok/s in total'): the requests at once it makes
+    at a comfortable reading speed each, assumed and said; nothing else to estimate from."""
+    total = answers.get("target_tokens_per_s")
+    if not isinstance(total, int | float) or isinstance(total, bool) or total <= 0:
+        return None
+    n = max(1, math.ceil(total / readers.reading_speed()))
+    return Default({"concurrency": n}, str(n), msg("dialogue.choice.concurrency", n=n))
+
+
 def _speed_default(_: Answers) -> Default:
     """A comfortable reading speed per user: what most people mean by "fast enough"."""
     r = readers.reading_speed()
@@ -182,7 +193,7 @@ SLOTS: dict[str, Slot] = {
              ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
-             readers.read_load, choices.concurrencies,
+             readers.read_load, choices.concurrencies, default=_concurrency_default,
              # only a headcount over a period is kept without a load ('2 million monthly
              # users'): said beside the question, which asks how many of them at once
              was="dialogue.question.was_people",
