@@ -62,7 +62,7 @@ def follow_up(text: str, lang: Lang = "en") -> bool:
     """Whether a text typed after a card is about that card ('what about 128 users?', 'et
     sur H100 ?'): it gives answers and names no model (a face that starts a new sizing on a
     new message asks this first; the result then takes it as its changes)."""
-    text = tidy(text)
+    text = tidy(text) or text
     if commands.read(text, ALIASES) is not None or negation.asks_about(text):
         return False
     found = extract(text, lang)

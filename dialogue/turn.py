@@ -71,7 +71,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
     out = Outcome(work, changed=True)
     if config.looks_like(opening):
         return _pasted_model(work, opening, out)
-    opening = tidy(opening)
+    opening = tidy(opening) or opening
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
         out.notices.append(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
@@ -146,7 +146,7 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     work = conv.fork()
     out = Outcome(work)
     if not clicked(work, text) and not config.looks_like(text):
-        text = tidy(text)  # a button's value is read as it is
+        text = tidy(text) or text  # a button's value is read as it is; markup alone, as typed
     cmd = command(text)
     if cmd is not None and cmd.kind == "language" and cmd.language is not None:
         changed = work.language != cmd.language or work.language_source != "chosen"

@@ -6,7 +6,8 @@ Why one step at the entry: Slack delivers what a person sees as 'Model: Llama 3.
 mention as ``<@U123>``, an emoji as ``:pray:``; a phone glues '100users', spells 'fifty',
 misspells 'infrence'. Every reader would otherwise have to know all of it; here it is done
 once, and the readers keep one spelling of each word. Case and accents are kept (the language
-is detected from them, a Hub id is case-sensitive).
+is detected from them, a Hub id is case-sensitive). Slack's entities (``&lt;``) are the face's
+to decode (``bot/slack/escape.py``): the text arrives here as typed, decoded once.
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]+(?=\S)|(?<=\S)[*_]+(?=\s|$|[,.;:!?])"
 #: struck-out text (``~64 users~``) is what the person took back
 _STRUCK = re.compile(r"(?:(?<=\s)|^)~[^~\n]+~(?=\s|$|[,.;:!?])", re.M)
 #: a quote's or a list's mark at a line's start
-_BULLET = re.compile(r"^[ \t]*(?:&gt;|>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
-_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+_BULLET = re.compile(r"^[ \t]*(?:>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
 
 
 def tidy(text: str) -> str:
@@ -54,10 +54,8 @@ def tidy(text: str) -> str:
         t = _LABEL.sub(r"\n\1", t)
         t = _STRUCK.sub(" ", t)
         t = _EMPHASIS.sub("", t)
-    if "&" in t or ">" in t or "•" in t:
+    if ">" in t or "•" in t:
         t = _BULLET.sub("", t)
-        for entity, char in _ENTITIES:
-            t = t.replace(entity, char)
     if "\n" in t:  # several lines are one message, each line a part of it, as a comma makes
         t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
     lex = compiled()
