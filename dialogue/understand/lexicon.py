@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "compiled", "key", "loose", "raw"]
+__all__ = ["LANGS", "Lexicon", "compiled", "key", "loose", "noise_words", "raw"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -56,6 +56,11 @@ class _Asking(BaseModel):
     math: list[str]
 
 
+class _Noise(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str]
+
+
 class Lexicon(BaseModel):
     """One language's file, validated at load (a typo in the data fails there, not on a
     customer's message)."""
@@ -66,6 +71,7 @@ class Lexicon(BaseModel):
     phrases: dict[str, str]
     asking: _Asking
     glued: _Glued
+    noise: _Noise
 
 
 @cache
@@ -150,3 +156,10 @@ def _leads(words: set[str]) -> re.Pattern[str]:
     """Folded sentences that open with one of ``words``."""
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return re.compile(rf"^(?:{alternatives})\b")
+
+
+def noise_words() -> list[str]:
+    """Both languages' words that carry no answer, longest first (a pattern's alternation
+    then takes a whole word, never its start)."""
+    words = {w for lang in LANGS for w in raw(lang).noise.words}
+    return sorted(words, key=lambda w: (-len(w), w))
