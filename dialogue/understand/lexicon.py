@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "compiled", "key", "loose", "noise_words", "raw"]
+__all__ = ["LANGS", "Lexicon", "alternatives", "compiled", "key", "loose", "noise_words", "raw"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -51,9 +52,17 @@ class _Glued(BaseModel):
 
 class _Asking(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+    questions: list[str]
+    about: list[str]
     suggestions: list[str]
     why: list[str]
     math: list[str]
+
+
+class _Negation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    refusing: list[str]
+    filler: list[str]
 
 
 class _Noise(BaseModel):
@@ -72,6 +81,7 @@ class Lexicon(BaseModel):
     asking: _Asking
     glued: _Glued
     noise: _Noise
+    negation: _Negation
 
 
 @cache
@@ -156,6 +166,13 @@ def _leads(words: set[str]) -> re.Pattern[str]:
     """Folded sentences that open with one of ``words``."""
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return re.compile(rf"^(?:{alternatives})\b")
+
+
+def alternatives(pick: Callable[[Lexicon], list[str]]) -> str:
+    """Both languages' entries of one list as a pattern's alternatives (escaped, longest
+    first: an alternation then takes a whole phrase, never its start)."""
+    words = {w for lang in LANGS for w in pick(raw(lang))}
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
 def noise_words() -> list[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import compiled
+from dialogue.understand.lexicon import alternatives, compiled
 from dialogue.understand.text import fold, shown
 from engine.wording import msg
 
@@ -40,15 +40,9 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 # -- questions -----------------------------------------------------------------------------
 
-_ASKING = (r"what|what's|whats|why|how|which|is|are|does|do|did|can|could|should|would|will"
-           r"|explain|tell me|c'est quoi|qu'est-ce|qu'est ce|pourquoi|comment|quel|quelle"
-           r"|quels|quelles|est-ce|est ce|combien|a quoi|ca veut dire|que veut dire"
-           r"|que signifie|peux-tu|pouvez-vous|explique|expliquez")
-_QUESTION = re.compile(rf"^(?:{_ASKING})\b")
+_QUESTION = re.compile(rf"^(?:{alternatives(lambda b: b.asking.questions)})\b")
 #: Asking about a thing rather than proposing it: "what is int4?", "c'est quoi le ctx".
-_ABOUT = re.compile(r"^(?:what|whats|what's|which|why|explain|tell me|c'est quoi|qu'est-ce"
-                    r"|qu'est ce|pourquoi|que veut dire|que signifie|a quoi|quel|quelle|quels"
-                    r"|quelles)\b")
+_ABOUT = re.compile(rf"^(?:{alternatives(lambda b: b.asking.about)})\b")
 #: A plain yes or no asked back ('ok?', 'oui ?') is a tentative answer, not a question.
 _PLAIN = frozenset({"yes", "no", "ok", "okay", "sure", "oui", "non", "d'accord"})
 
@@ -99,14 +93,11 @@ def suggests(folded: str) -> bool:
 # -- negation scope ------------------------------------------------------------------------
 
 #: Words that refuse what follows them, up to three words on ("not on H100s", "pas de
-#: LoRA", "rather not use int4", "we don't want a full fine-tune").
-_REFUSING = (r"(?:no|not|never|without|avoid(?:ing)?|except|excluding|instead of"
-             r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
-             r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)")
+#: LoRA", "rather not use int4", "we don't want a full fine-tune"): the lexicon's.
+_REFUSING = rf"(?:{alternatives(lambda b: b.negation.refusing)})"
 _NEGATOR = re.compile(
     rf"(?:^|[\s,;:(]){_REFUSING}"
-    r"(?:\s+(?:a|an|the|any|un|une|le|la|les|du|des|de|l'|d'|use|using|want|need|with"
-    r"|on|in|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
+    rf"(?:\s+(?:{alternatives(lambda b: b.negation.filler)})\b)*\s*$"
 )
 _ANY_REFUSING = re.compile(rf"(?:^|[\s,;:(]){_REFUSING}")
 
