@@ -65,6 +65,22 @@ class _Negation(BaseModel):
     filler: list[str]
 
 
+class _Fields(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    count: list[str]
+    load: list[str]
+    context: list[str]
+    target: list[str]
+    speed: list[str]
+    gpu: list[str]
+    deadline: list[str]
+    tokens: list[str]
+    ttft: list[str]
+    latency: list[str]
+    four_bit: list[str]
+    as_said: list[str]
+
+
 class _Noise(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     words: list[str]
@@ -82,6 +98,7 @@ class Lexicon(BaseModel):
     glued: _Glued
     noise: _Noise
     negation: _Negation
+    fields: _Fields
 
 
 @cache
