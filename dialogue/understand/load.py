@@ -120,11 +120,14 @@ def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Con
 
 
 def _per_period(units: str) -> re.Pattern[str]:
-    """'5000 tickets a day', '20 requests per second': things counted over a unit of time."""
+    """'5000 tickets a day', '20 requests per second', '100k support tickets per day': things
+    counted over a unit of time (a word that says whose they are may stand beside them)."""
     return re.compile(
-        rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
+        rf"{N}\s*(?:(?:api|support|customer|client|clients|user)\s+)?(?:requests?|reqs?|queries"
+        rf"|calls|questions|requetes?|appels?"
         rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
-        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
+        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)"
+        rf"(?:\s+(?:clients?|support|de support|du support))?\s*"  # 'tickets clients par jour'
         rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>{units})\b")
 
 

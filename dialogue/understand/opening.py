@@ -27,10 +27,10 @@ from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
-from dialogue.understand.patterns import HEADS
+from dialogue.understand.patterns import HEADS, TOK, N, number
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
-from engine.units import NUMBER, SCALE, Lang
+from engine.units import NUMBER, SCALE, Kind, Lang
 from engine.wording import msg
 
 _N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
@@ -227,6 +227,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             continue
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
+    rest = _each(rest, found)
     rest = _by_date(rest, ctx, found)
     rest = load.spread(gpus.find_gpu(rest, found.answers), t, found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
@@ -323,6 +324,24 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
     for m in sorted(hits if corrected else joined, key=lambda h: -h.start()):
         rest = rest[: m.start()] + " | " + rest[m.end():]
     return rest
+
+
+#: one thing's length said apart from its count ('50k emails a day, 500 tokens each')
+_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+(?:each|apiece|chacun|chacune)\b")
+
+
+def _each(rest: str, found: Found) -> str:
+    """Things counted by a rate ('50k emails a day') and their length said apart ('500
+    tokens each'): each one is a prompt of that length, never a question asked again."""
+    if "requests_per_s" not in found.answers or {"context", "prompt_tokens"} & set(
+            found.answers):
+        return rest
+    m = _EACH_LENGTH.search(rest)
+    n = number(load.group(m, "n"), Kind.TOKENS) if m is not None else None
+    if m is None or n is None or n != int(n):
+        return rest
+    found.answers["prompt_tokens"] = int(n)
+    return rest[: m.start()] + " | " + rest[m.end():]
 
 
 def _batch(rest: str, ctx: Context, found: Found) -> str:
