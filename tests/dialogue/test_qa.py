@@ -227,7 +227,7 @@ def test_a_gpu_in_the_opening_is_an_answer() -> None:
 def test_users_or_a_rate_mean_inference_said_as_assumed() -> None:
     r = Dialogue(MemoryStore()).start("k", "deepseek r1 for 50 concurrent users")
     assert r.request["workload"] == "inference" and r.sources["workload"] == "assumed"
-    assert r.asking == "context" and "dialogue.notice.assumed" in notice_ids(r)
+    assert r.asking == "workload" and "dialogue.notice.assumed" in notice_ids(r)
 
 
 @pytest.mark.parametrize(("opening", "model"), [
