@@ -59,7 +59,7 @@ def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommen
     asked = build_facts(req, cat)
     facts, rec = decided(asked)
     if alternatives:
-        rec = rec.model_copy(update={"alternatives": other_options(facts, rec)})
+        rec = rec.model_copy(update={"alternatives": other_options(facts.as_asked(asked), rec)})
     mine = owned(asked)
     if mine is not None:
         rec = rec.model_copy(update={"owned": mine, "headline": owned_headline(mine, rec)})

@@ -87,16 +87,19 @@ class Facts(Searches):
         """The least the kind of work accepts (engine/data/work.toml; none for training)."""
         return self.load.floors
 
-    def sized_for(self, bounds: Bounds | None) -> Facts | None:
+    def sized_for(self, bounds: Bounds | None, *, checked: bool = True) -> Facts | None:
         """These facts sized for other bounds as if they were asked (the work's floors, or
         the bot's preference: engine/decision/standing.py), less any part that even one
         request alone cannot meet on this GPU; None when that leaves nothing beyond the
-        bounds these facts already hold."""
+        bounds these facts already hold. Unless ``checked``, the bounds are taken whole
+        (the caller sees from the answer whether they were met: cheaper when they are)."""
         if bounds is None or bounds == self.bounds:
             return None
         out = replace(self, bounds=bounds, _settled=(bounds, self._settled[1] if self._settled
                                                      else ()),
                       _served={}, _trained={}, _runs={}, _fabrics={})
+        if not checked:
+            return out
         found = _alone(out)
         if found is None or found[1].serving is None:
             return None
@@ -111,6 +114,15 @@ class Facts(Searches):
         if kept != bounds:  # other GPUs weigh the whole of ``bounds`` again (``other``)
             out = replace(out, bounds=kept, _served={})
         return out
+
+    def as_asked(self, asked: Facts) -> Facts:
+        """These facts (another node size, or sized for a preference) with the bounds the
+        person asked (``asked``'s): what the alternatives answer on other GPUs, the same
+        question the person put, not the preference this answer could afford."""
+        if self.bounds == asked.bounds and self._settled == asked._settled:
+            return self
+        return replace(self, bounds=asked.bounds, _settled=asked._settled,
+                       _served={}, _trained={}, _runs={}, _fabrics={})
 
     @property
     def asked_bounds(self) -> Bounds:

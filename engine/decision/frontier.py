@@ -28,7 +28,7 @@ from engine.physics.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
-from engine.physics.parallel import divisors, valid_tp
+from engine.physics.parallel import valid_tp
 from engine.physics.training import TrainingPlan, goodput
 from engine.request import SizingRequest
 from engine.result import Layout, Numbers, StepAnswer
@@ -91,14 +91,14 @@ _PIPELINES = (1, 2, 4, 8, 16, 32)
 
 def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     """The most efficient training layout over about ``gpus`` GPUs on a frontier fabric: TP
-    inside a node (any degree the model splits by, down to pure data parallelism when the
-    state fits a GPU: no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
+    over the whole node, or none (pure data parallelism when the state fits a GPU's share:
+    no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
     parallelism over the rest (ZeRO-2, or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
     run = facts.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
-    for tp in (t for t in divisors(gpn) if valid_tp(facts.model, t)):
+    for tp in sorted({t for t in (1, gpn) if valid_tp(facts.model, t)}):
         for pp in _PIPELINES:
             if pp > facts.model.layers or (pp > nodes and pp > 1):
                 break
