@@ -235,6 +235,7 @@ class Policy(_Entry):
     frontier_params_b: float = Field(gt=0)
     synthetic_max_context: int = Field(ge=1, description="context of a model known by size")
     full_node_gpus: int = Field(ge=2, description="the article's one big node (C19)")
+    kv_matters_share: float = Field(gt=0, le=1, description="when an FP8 KV cache is weighed")
     sources: dict[str, str] = Field(description="why each knob has its value")
 
     @model_validator(mode="after")

@@ -29,6 +29,7 @@ from engine.decision.load import Settled, settle
 from engine.decision.models import ResolvedModel, resolve_model, sized_precision
 from engine.decision.searches import InferenceSearch, Searches, TrainingSearch
 from engine.errors import UnsizableRequest
+from engine.memo import Memo
 from engine.physics.comm import Fabric, InNode
 from engine.physics.inference import Bounds, InferencePlan, Shape
 from engine.physics.kernels import Kernels, kernels
@@ -277,16 +278,13 @@ def _reachable(facts: Facts) -> Facts:
     return replace(facts, bounds=kept, assumptions=(*facts.assumptions, said), _served={})
 
 
-_IN_NODE: dict[tuple[str, str, int], InNode] = {}
+#: The measured collectives of each link and calibration part (engine/memo.py).
+_IN_NODE: Memo[InNode] = Memo(256)
 
 
 def _in_node(link: LinkSpec, part: str) -> InNode:
     """The measured collectives of a link, built once per link and calibration part."""
-    key = (link.id, part, id(link))
-    hit = _IN_NODE.get(key)
-    if hit is None or hit.link is not link:
-        hit = _IN_NODE[key] = InNode(link, part, calibration())
-    return hit
+    return _IN_NODE.kept((link,), (part,), lambda: InNode(link, part, calibration()))
 
 
 def estimated_link(facts: Facts) -> Message | None:
