@@ -160,7 +160,7 @@ class StepModel:
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
         self.served: dict[tuple[float, float, float, int], Any] = {}
-        self._mixed: dict[tuple[float, float, float, float], float] = {}
+        self._mixed: dict[tuple[float, float, float, float, float], float] = {}
 
     # -- pieces ------------------------------------------------------------------------
     # One (average) layer over ``t`` tokens. The sums keep the order of the formulas in the
@@ -280,53 +280,60 @@ class StepModel:
             self._decode[key] = t
         return t
 
-    def mixed(self, prompt: float, gen: float, kv_len: float, prompts: float = 1.0) -> float:
-        """Seconds for one step carrying ``prompts`` prompts of ``prompt`` tokens each (or
-        chunks of that much prompt work) and one decode token for each of ``gen`` requests
-        already generating (in-flight batching)."""
-        key = (prompt, gen, kv_len, prompts)
+    def mixed(self, prompt: float, gen: float, kv_len: float, prompts: float = 1.0,
+              chunks: float = 1.0) -> float:
+        """Seconds for one step carrying ``prompts`` prompts of ``prompt`` tokens each and
+        one decode token for each of ``gen`` requests already generating (in-flight
+        batching). With ``chunks`` > 1 each prompt is one of that many chunks of a longer
+        prompt split across steps (chunked prefill): ``prompt / chunks`` tokens and, on
+        average, ``1 / chunks`` of the whole prompt's causal attention (a chunk attends to
+        the chunks before it, so the chunks' attention adds up to the prompt's)."""
+        key = (prompt, gen, kv_len, prompts, chunks)
         hit = self._mixed.get(key)
         if hit is None:
-            hit = self._mixed_step(prompt, gen, kv_len, prompts)
+            hit = self._mixed_step(prompt, gen, kv_len, prompts, chunks)
             if len(self._mixed) < 4096:
                 self._mixed[key] = hit
         return hit
 
-    def _micro(self, prompt: float, gen: float, prompts: float) -> tuple[float, float, float]:
+    def _micro(self, prompt: float, gen: float, prompts: float,
+               chunks: float) -> tuple[float, float, float]:
         """(micro-batches, tokens and prompts of the heaviest) of a step on this layout.
 
         A pipelined layout splits a step's requests into micro-batches, up to one per
-        stage, as it does a decode step; a prompt is not split, so the heaviest
-        micro-batch carries ``ceil(prompts / mb)`` of them and its share of the decode
-        tokens, and the pipeline moves at its pace (every micro-batch crosses every stage
-        before its next step)."""
+        stage, as it does a decode step; a prompt (or a prompt's chunk) is not split
+        between them, so the heaviest micro-batch carries ``ceil(prompts / mb)`` of them
+        and its share of the decode tokens, and the pipeline moves at its pace (every
+        micro-batch crosses every stage before its next step)."""
         mb = max(1.0, min(float(self.pp), prompts + gen))
         heavy = float(math.ceil(prompts / mb - 1e-9)) if prompts else 0.0
-        return mb, heavy * prompt + gen / mb, heavy
+        return mb, heavy * prompt / chunks + gen / mb, heavy
 
-    def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float) -> float:
+    def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float,
+                    chunks: float) -> float:
         """``max(mb, pp)`` stage times of the heaviest micro-batch (:meth:`_micro`)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts)
+        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
         seqs = gen / mb
         ew, comm = self._ew_comm(tokens)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
                  + self._decode_attn(seqs, kv_len) + ew + comm)
         stage = self.geo.layers * layer + self._head(heavy + seqs) + self._p2p(tokens)
         return max(mb, float(self.pp)) * stage
 
-    def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0) -> float:
+    def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0,
+                    chunks: float = 1.0) -> float:
         """A lower bound on :meth:`mixed` (and, with ``gen`` = 0, on :meth:`prefill`): the
         step's GEMMs, prefill attention and all-reduces, without its decode attention,
         element-wise ops, head and sends (each >= 0, so the sum can only be smaller)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
                  + self._ew_comm(tokens)[1])
         return max(mb, float(self.pp)) * (self.geo.layers * layer)
 
-    def prefill(self, prompt: float, prompts: float = 1.0) -> float:
+    def prefill(self, prompt: float, prompts: float = 1.0, chunks: float = 1.0) -> float:
         """Seconds to prefill ``prompts`` prompts of ``prompt`` tokens together in one step
-        (the context step a first token waits for)."""
-        return self.mixed(prompt, 0.0, prompt, prompts)
+        (the context step a first token waits for; one chunk of each with ``chunks``)."""
+        return self.mixed(prompt, 0.0, prompt, prompts, chunks)
 
     def touch(self, tokens: float) -> float:
         """Share of routed experts a step of ``tokens`` touches (1 for dense models)."""
