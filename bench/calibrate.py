@@ -777,7 +777,7 @@ def fit_tp_overlap(cat: Any) -> tuple[float, float, float, float]:
 
 
 #: The host time per sequence per step weighed by ``fit-serving`` (microseconds).
-HOST_US_GRID = [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0]
+HOST_US_GRID = [0.0, 5.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0, 40.0]
 
 
 def _reference_points() -> Any:

@@ -46,7 +46,7 @@ from typing import NamedTuple
 from engine.catalog.schema import Policy
 from engine.physics.step import StepModel
 
-__all__ = ["Ceiling", "Serving", "ceiling", "prefill_plan", "serve"]
+__all__ = ["Ceiling", "Serving", "ceiling", "in_flight", "prefill_plan", "serve"]
 
 
 @dataclass(slots=True, eq=False)
@@ -172,7 +172,7 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     (engine/physics/search.py). The margin covers rounding, nothing else. With
     ``ttft=False`` the first-token floor is not worked out.
     """
-    b = max(1, batch)
+    b = in_flight(policy, batch)
     osl = max(2.0, osl)
     k, c = prefill_plan(policy, b, isl, step.pp)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
@@ -186,8 +186,16 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     return Ceiling(b * (osl - 1.0) / cycle * _MARGIN, _MARGIN / tpot, first)
 
 
+def in_flight(policy: Policy, batch: int) -> int:
+    """Requests a copy serving ``batch`` runs at once: all of them, up to the runtime's cap
+    (``max_requests_per_copy``: its decoder buffers and per-micro-batch batch size are sized
+    for that many); the rest wait for a slot."""
+    cap = policy.max_requests_per_copy
+    return max(1, min(batch, cap) if cap else batch)
+
+
 def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
-    b = max(1, batch)
+    b = in_flight(policy, batch)
     osl = max(2.0, osl)
     kv_len = isl + osl / 2.0  # the average sequence length over an answer
     k, c = prefill_plan(policy, b, isl, step.pp)
@@ -205,6 +213,9 @@ def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) 
     tps = b * (osl - 1.0) / cycle
     if not math.isfinite(tps):
         raise ArithmeticError("serving throughput is not finite")
-    return Serving(batch=b, ttft_s=t_first * queue, tpot_s=tpot, decode_step_s=t_gen,
+    # past the cap a request first waits for a slot: a whole answer's cycle, for the share
+    # of the requests that do not fit (none below the cap)
+    waiting = (batch - b) / batch * cycle if batch > b else 0.0
+    return Serving(batch=b, ttft_s=t_first * queue + waiting, tpot_s=tpot, decode_step_s=t_gen,
                    mix_step_s=t_mix, prefill_s=t_ctx, tokens_per_s=tps,
                    requests_per_s=tps / (osl - 1.0))
