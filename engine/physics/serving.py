@@ -131,16 +131,24 @@ def _steps(policy: Policy, b: int, k: int, chunks: float,
     return n_mix, total - n_mix, max(1.0, n_mix - policy.tpot_drain_steps)
 
 
-def _with_host(policy: Policy, gpu_s: float, seqs: int) -> float:
+def _with_host(policy: Policy, gpu_s: float, seqs: int, pp: int) -> float:
     """A step's time with the serving runtime's own work for its ``seqs`` sequences
-    (scheduling, sampling, preparing each sequence's inputs: ``step_us_per_sequence``).
+    (scheduling, sampling, preparing each sequence's inputs: ``step_us_per_sequence``), and
+    on a pipeline of ``pp`` stages the scheduling of each extra micro-batch
+    (``pipeline_us_per_sequence`` x ``seqs`` x ``(pp - 1)``).
 
     Why added to the kernels' time rather than hidden behind it: the runtime's overlap of
     host and GPU is partial, and measured end-to-end runs show the cost in full; it is
     what caps a small model's copy at a few tens of thousands of tokens/s whatever the
     GPU (Llama 3.1 8B gives the same 28k tok/s on H100 and H200 at 128/128 in TensorRT-LLM's
-    published runs), and it is fitted to those runs (engine/data/policy.toml)."""
-    return gpu_s + policy.step_us_per_sequence * 1e-6 * seqs
+    published runs), and it is fitted to those runs (engine/data/policy.toml). Why a
+    pipeline pays more: its executor runs one loop iteration per micro-batch, each
+    scheduling over every request of the copy and relaying the sampled tokens from rank to
+    rank on the host, without the overlap of host and GPU a single-stage copy has
+    (TensorRT-LLM's PyExecutor pipeline loop; docs/calibration.md, "Deep pipelines"): a
+    step of ``pp`` micro-batches pays it ``pp`` times where a single stage pays it once."""
+    per_seq = policy.step_us_per_sequence + policy.pipeline_us_per_sequence * (pp - 1)
+    return gpu_s + per_seq * 1e-6 * seqs
 
 
 def _queue(policy: Policy, b: int, k: int) -> float:
@@ -176,8 +184,8 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     osl = max(2.0, osl)
     k, c = prefill_plan(policy, b, isl, step.pp)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
-    t_gen = _with_host(policy, step.decode(float(b), isl + osl / 2.0), b)
-    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b)
+    t_gen = _with_host(policy, step.decode(float(b), isl + osl / 2.0), b, step.pp)
+    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b, step.pp)
     cycle = n_mix * t_mix + n_gen * t_gen
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
     gen_first = float(b - k) if c > 1.0 and b > k else 0.0
@@ -199,11 +207,11 @@ def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) 
     osl = max(2.0, osl)
     kv_len = isl + osl / 2.0  # the average sequence length over an answer
     k, c = prefill_plan(policy, b, isl, step.pp)
-    t_gen = _with_host(policy, step.decode(float(b), kv_len), b)
-    t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k)
+    t_gen = _with_host(policy, step.decode(float(b), kv_len), b, step.pp)
+    t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k, step.pp)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
     t_mix = t_ctx if b <= k else \
-        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k), c), b)
+        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k), c), b, step.pp)
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
     # a first token waits for its prompt's steps: one prefill step whole, or ``c`` steps
     # chunked, which carry the decodes of the others (the point of chunking)
