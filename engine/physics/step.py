@@ -10,11 +10,13 @@ all-reduces of the step's activations (Megatron's f/g,
 docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. The output
 head runs once per step in BF16. Pipeline stages pass activations point to point; a
 pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
-(:meth:`StepModel.mixed`: a prompt is never split between them).
+(:meth:`StepModel.mixed`: a prompt is never split between them; a prompt longer than the
+step's token budget is split across steps instead, a chunk a step, each attending to the
+chunks before it).
 
 Every quantity that depends only on the model and the layout is computed once when the
-:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; the
-geometry is shared by every GPU); a step is then a few curve lookups per layer kind, and
+:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; its
+:class:`Geometry` is shared by every GPU); a step is then a few curve lookups per layer kind, and
 each step time, and each layer's pieces by token count, is kept (a pure function of the
 catalog's data), so a prefill, a mixed step and a step's lower bound
 (:meth:`StepModel.mixed_floor`, what a search bounds a layout with before timing it:
