@@ -257,11 +257,15 @@ class WorkProfile(_Entry):
     prompt_share: float = Field(gt=0, le=1)
     min_tokens_per_s: float | None = Field(default=None, gt=0)
     max_ttft_s: float | None = Field(default=None, gt=0)
+    turn_tokens: int | None = Field(default=None, ge=1, description=(
+        "new prompt tokens per request when the rest of the prompt is a conversation's "
+        "history, already in the prefix cache (None: every prompt token is prefilled)"))
     sources: dict[str, str]
 
     @model_validator(mode="after")
     def _every_figure_sourced(self) -> WorkProfile:
-        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s")
+        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s",
+                             "turn_tokens")
                  if getattr(self, k) is not None]
         missing = [k for k in given if k not in self.sources]
         if missing:

@@ -140,7 +140,7 @@ class Searches:
     def _shape_key(self) -> tuple[float, ...]:
         """The shape as plain numbers (a search's key in engine/memo.py: hashing
         floats is cheaper than hashing the dataclass, and a key is hashed on every search)."""
-        return (self.shape.context, self.shape.isl, self.shape.osl)
+        return (self.shape.context, self.shape.isl, self.shape.osl, self.shape.cached)
 
     @cached_property
     def _load_key(self) -> tuple[float | None, ...]:

@@ -136,7 +136,7 @@ def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPr
     mem, w, reserve = load.mem, load.weights, load.reserve
     max_share = policy.max_weights_share + 1e-12
     usable = mem - reserve
-    read_len = shape.isl + shape.osl / 2.0  # the average sequence length over an answer
+    read_len = shape.cached + shape.isl + shape.osl / 2.0  # the mean length over an answer
     answer = shape.osl - 1.0
     gpus = nodes * gpus_per_node
     out = []
@@ -190,7 +190,7 @@ def time_plan(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: 
     if p.serving is None and p.fits:
         p.serving = serve(_step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision,
                                    p.tp, p.pp, p.gpus_per_node),
-                          policy, p.per_copy, shape.isl, shape.osl)
+                          policy, p.per_copy, shape.isl, shape.osl, shape.cached)
     return p
 
 
@@ -204,7 +204,8 @@ def ceiling_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy:
         return c
     step = _step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision, p.tp, p.pp,
                     p.gpus_per_node)
-    c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft)
+    c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft,
+                         cached=shape.cached)
     p.ceiling = c.tokens_per_s * p.busy
     return c
 

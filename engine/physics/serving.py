@@ -67,13 +67,16 @@ class Serving:
         return 1.0 / self.tpot_s
 
 
-def serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
+def serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
+          cached: float = 0.0) -> Serving:
     """The serving figures of one copy running ``batch`` requests of ``isl`` + ``osl``
+    (``isl`` the prompt tokens prefilled; ``cached`` more already in the prefix cache from
+    earlier turns of the same conversation: read by every decode step, never prefilled)
     (kept on the step model: the same load on the same layout is the same answer)."""
-    key = (batch, isl, osl, id(policy))
+    key = (float(batch), isl, osl, cached, id(policy))
     hit = step.served.get(key)
     if hit is None:
-        hit = _serve(step, policy, batch, isl, osl)
+        hit = _serve(step, policy, batch, isl, osl, cached)
         if len(step.served) < 4096:
             step.served[key] = hit
     return hit
@@ -169,7 +172,7 @@ def _queue(policy: Policy, b: int, k: int) -> float:
 
 
 def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float, *,
-            ttft: bool = True) -> Ceiling:
+            ttft: bool = True, cached: float = 0.0) -> Ceiling:
     """What :func:`serve` can at most give, from the decode step and a lower bound on the
     mixed step (:meth:`StepModel.mixed_floor`: its GEMMs, prefill attention and all-reduces).
 
@@ -184,7 +187,7 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     osl = max(2.0, osl)
     k, c = prefill_plan(policy, b, isl, step.pp)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
-    t_gen = _with_host(policy, step.decode(float(b), isl + osl / 2.0), b, step.pp)
+    t_gen = _with_host(policy, step.decode(float(b), cached + isl + osl / 2.0), b, step.pp)
     t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b, step.pp)
     cycle = n_mix * t_mix + n_gen * t_gen
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
@@ -202,10 +205,14 @@ def in_flight(policy: Policy, batch: int) -> int:
     return max(1, min(batch, cap) if cap else batch)
 
 
-def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
+def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
+           cached: float) -> Serving:
     b = in_flight(policy, batch)
     osl = max(2.0, osl)
-    kv_len = isl + osl / 2.0  # the average sequence length over an answer
+    # the average sequence length over an answer: the cached history, the prompt prefilled,
+    # half the answer (the new tokens' attention to the cached history in their prefill is
+    # left out: a turn of ~70 tokens over an 8k history is ~2 % of a decode step's reads)
+    kv_len = cached + isl + osl / 2.0
     k, c = prefill_plan(policy, b, isl, step.pp)
     t_gen = _with_host(policy, step.decode(float(b), kv_len), b, step.pp)
     t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k, step.pp)

@@ -161,7 +161,7 @@ class StepModel:
         self._pattn: dict[float, float] = {}
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
-        self.served: dict[tuple[float, float, float, int], Any] = {}
+        self.served: dict[tuple[float, float, float, float, int], Any] = {}
         self._mixed: dict[tuple[float, float, float, float, float], float] = {}
 
     # -- pieces ------------------------------------------------------------------------
