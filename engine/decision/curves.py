@@ -1,4 +1,4 @@
-"""The series the charts draw (issue #12), built from the engine's own serving and training
+"""The series the charts draw, built from the engine's own serving and training
 functions, never recomputed beside them.
 
 Why a module of the decision: a chart must show the numbers the answer was decided on. So the
