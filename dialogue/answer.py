@@ -140,8 +140,8 @@ def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = froz
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
     with a one-click change (a card at once, never one sized on a hidden guess); never
-    over a speed it asks about ('20
-    tok/s': per user or in total?) nor over one it just refused (``refused``: '0.5 tok/s')."""
+    over a speed it asks about ('20 tok/s': per user or in total?) nor over one it just
+    refused (``refused``: '0.5 tok/s')."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
         return
