@@ -188,13 +188,26 @@ def _fp8_kv(facts: Facts, rec: Recommendation) -> list[Alternative]:
 
 
 def _kv_matters(facts: Facts, rec: Recommendation) -> bool:
-    """Whether halving the KV cache can change the answer: it fills a real share of the
-    memory the answer uses (the walk decides whether it does)."""
+    """Whether halving the KV cache can change the answer: past step 1 (it may save a node
+    or a step), or at step 1 when the cache fills a real share of the memory the answer uses
+    and half of it would let the next smaller GPU count of the node hold the load (weights
+    within the article's share, weights + cache + reserve within the GPUs): memory alone
+    says no often, and then no walk is needed."""
     pic = rec.numbers.memory
-    if pic is None:
+    if pic is None or rec.step > 1:
         return True
     seg = pic.per_copy
-    return seg.work_gb >= facts.policy.kv_matters_share * seg.vram_gb or rec.step > 1
+    if seg.work_gb < facts.policy.kv_matters_share * seg.vram_gb:
+        return False
+    gpus = rec.numbers.gpus_needed or facts.gpn
+    if rec.verdict != "single_node" or gpus <= 1:
+        return gpus > 1
+    fewer = gpus // 2
+    pol = facts.policy
+    w = weights_bytes(facts.params, rec.precision, pol, facts.model)
+    kv = kv_cache_bytes(facts.model, "fp8", facts.shape.context, facts.concurrency)
+    room = fewer * facts.gpu_bytes
+    return w <= pol.max_weights_share * room and w + kv + fewer * facts.reserve_bytes <= room
 
 
 def alternatives(facts: Facts, rec: Recommendation) -> list[Alternative]:

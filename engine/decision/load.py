@@ -98,11 +98,12 @@ def settle(request: SizingRequest, given: frozenset[str], policy: Policy, limit:
         tokens_per_s=request.per_user_tokens_per_s
         if request.stated("per_user_tokens_per_s") else None,
         ttft_s=request.ttft_s if request.stated("ttft_s") else None)
-    floors = Bounds(tokens_per_s=work.min_tokens_per_s, ttft_s=work.max_ttft_s)
+    floors = Bounds() if request.is_training else Bounds(tokens_per_s=work.min_tokens_per_s,
+                                                         ttft_s=work.max_ttft_s)
     bounds = stated
     floored = tighter(bounds, floors)
     pref_speed = (request.per_user_tokens_per_s if "per_user_tokens_per_s" in request.assumed
-                  else None)
+                  and not request.is_training else None)
     pref_ttft = request.ttft_s if "ttft_s" in request.assumed else None
     wanted = tighter(floored, Bounds(tokens_per_s=pref_speed, ttft_s=pref_ttft))
     target = request.target_tokens_per_s if request.stated("target_tokens_per_s") else None

@@ -88,12 +88,18 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     more, else for the work's floors when they cost nothing more, else for what was asked;
     the knee and the bigger answers said. With the facts it was decided on."""
     hoped = facts.sized_for(facts.load.preferred, checked=False)
+    asked: tuple[Facts, Recommendation] | None = None
     if hoped is not None:  # the common case first: one node meets the preference
         pf, prec = trap.decided(hoped)
         if prec.nodes == 1 and prec.step == 1 and _meets(prec, hoped.bounds):
             return pf, prec  # nothing smaller than one node at the first step
-    if hoped is None:  # nothing assumed: the floors, taken whole, first
-        whole = facts.sized_for(facts.load.floored, checked=False)
+    else:  # nothing assumed: what was asked, then the floors taken whole
+        asked = trap.decided(facts)
+        floored = facts.load.floored
+        if asked[1].nodes == 1 and asked[1].step == 1 and (
+                floored is None or _meets(asked[1], floored)):
+            return asked  # one node at the first step already serves as the work needs
+        whole = facts.sized_for(floored, checked=False)
         if whole is not None:
             ff, frec = trap.decided(whole)
             if frec.nodes == 1 and frec.step == 1 and _meets(frec, whole.bounds):
@@ -105,8 +111,8 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
             return pf, prec
     flooring = facts.sized_for(facts.load.floored)
     if preferring is None and flooring is None:
-        return trap.decided(facts)
-    rf, rec = trap.decided(facts)
+        return asked or trap.decided(facts)
+    rf, rec = asked or trap.decided(facts)
     if preferring is not None and _no_bigger(prec, rec):
         return pf, prec
     chosen_facts, chosen = rf, rec
