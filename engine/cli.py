@@ -42,7 +42,7 @@ from engine.physics.memory import (
 from engine.physics.params import count_params
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.units import GB, Kind, Lang
-from engine.wording import msg, render
+from engine.wording import msg, render, with_text
 
 __all__ = ["main"]
 
@@ -333,7 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        print(json.dumps(result) if args.json else render_result(args.command, result, lang))
+        print(json.dumps(with_text(result, lang)) if args.json
+              else render_result(args.command, result, lang))
         if getattr(args, "chart_paths", None):
             print(*args.chart_paths, sep="\n", file=sys.stderr if args.json else None)
     except BrokenPipeError:  # the reader stopped early (``| head``): nothing left to say
