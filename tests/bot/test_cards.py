@@ -125,7 +125,8 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     assert by_id[ids.A_QUOTE]["text"]["text"] == FR.plain(msg("slack.button.quote"))
     text = "\n".join(b["text"]["text"] for b in message["blocks"]
                      if b["type"] == "section" and "text" in b)
-    listed = text.split(f"*{FR.md(msg('slack.card.alternatives'))}*")[1].split("\n")[1:]
+    alternatives = text.split(f"*{FR.md(msg('slack.card.alternatives'))}*")[1]
+    listed = alternatives.split(f"*{FR.md(msg('options.heading'))}*")[0].strip().split("\n")
     assert listed and all(line.startswith("• *") and "*\u00a0: " in line for line in listed)
     rec = reply.recommendation
     assert rec is not None
