@@ -52,7 +52,7 @@ def _row(gpu: str, nodes: int, gpus: int, numbers: Numbers, verdict: Message,
         cells += [_figure(numbers.per_user_tokens_per_s, "options.cell.rate"),
                   _figure(numbers.ttft_s, "options.cell.seconds"),
                   _figure(numbers.requests_per_s, "options.cell.requests")]
-    cells += [msg("options.cell.kw", v=gpus * watts / 1000.0), verdict]
+    cells += [msg("options.cell.kw", v=gpus * watts / 1000.0, gpus=gpus, watts=watts), verdict]
     return tuple(cells)
 
 
@@ -72,12 +72,9 @@ def options_table(rec: Recommendation) -> OptionsTable:
                   verdict_name(rec.verdict, rec.gpus_per_node), training,
                   msg("options.cell.answer", gpu=text(rec.gpu_name)))
     rows = [answer, *(_option(a, rec) for a in rec.alternatives)]
-    shown = dict.fromkeys([rec.gpu, *(a.gpu for a in rec.alternatives)])
-    parts = [msg("options.power_part", gpu=catalog().gpus[g].name,
-                 watts=catalog().gpus[g].board_power_w) for g in shown]
     kinds = ("days", "gpu_months") if training else ("per_user", "ttft", "requests")
     columns = tuple(msg(f"options.col.{c}")
                     for c in ("option", "nodes", "gpus", *kinds, "power", "verdict"))
     numeric = (False, True, True, *(True for _ in kinds), True, False)
     return OptionsTable(columns=columns, rows=tuple(rows),
-                        power_note=msg("options.power_note", parts=parts), numeric=numeric)
+                        power_note=msg("options.power_note"), numeric=numeric)

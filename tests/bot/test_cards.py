@@ -412,6 +412,7 @@ def test_the_throughput_says_whose_it_is(dialogue: Dialogue, verdict: str, w: Wo
     assert w.md(msg(f"slack.num.{other}", rate=0.0)).split("\n")[0] not in fields
     row = "throughput_replica" if rec.replicas else "throughput"
     assert f"  {w.plain(msg(f'console.row.{row}'))}  " in "\n".join(console.card(reply))
-    brief = build_brief(rec, reply.answers, lang=w.lang, purpose="export")
+    brief = build_brief(rec, reply.answers, lang=w.lang, purpose="export",
+                        audience="internal")  # the figures table is the appendix's
     (figures,) = [s for s in brief.sections if s is not None and s.id == "figures"]
     assert msg(f"brief.num.{own}") in [r.label for r in figures.rows]
