@@ -57,7 +57,8 @@ def test_charts_are_the_engines_for_the_cards_request_and_drawn_once() -> None:
     req = bot_charts.request_of(reply)
     assert recommend(req) == reply.recommendation  # the card's own answer
     drawn = bot_charts.charts_of(reply)
-    assert [i.png for i in drawn.images] == [i.png for i in render(req, lang="fr")]
+    assert [i.png for i in drawn.images] == [i.png for i in render(
+        req, lang="fr", assumed=bot_charts.assumed_of(reply))]
     assert bot_charts.charts_of(reply) is drawn  # kept: not drawn again
     assert bot_charts.charts_of(reply, "en") is not drawn  # another language, other labels
     names = [name for name, _ in drawn.files()]
@@ -94,8 +95,9 @@ def test_the_brief_embeds_the_same_images_and_survives_without_them(
                                            msg("chart.caption.training")]
     brief = build_brief(rec, reply.answers, lang="en", purpose="export", requester=FACTS,
                         charts=charts)
-    section = brief.section("charts")
-    assert section is not None and len(section.charts) == 2
+    section, curve = brief.section("charts"), brief.section("curve")
+    assert section is not None and [c.kind for c in section.charts] == ["memory"]
+    assert curve is not None and [c.kind for c in curve.charts] == ["training"]  # page one
     assert _images(render_pdf(brief)) == 2
     assert say(msg("chart.caption.training")) in render_markdown(brief)
     # drawing fails: the brief goes out all the same, without the charts
@@ -110,7 +112,8 @@ def test_the_brief_embeds_the_same_images_and_survives_without_them(
     assert brief_charts(reply, "en") == []
     bare = build_brief(rec, reply.answers, lang="en", purpose="export", requester=FACTS,
                        charts=brief_charts(reply, "en"))
-    assert bare.section("charts") is None and _images(render_pdf(bare)) == 0
+    assert bare.section("charts") is None and bare.section("curve") is None
+    assert _images(render_pdf(bare)) == 0
 
 
 def test_the_quote_brief_sales_receives_embeds_the_charts(bot: BotServer, fake: FakeSlack) -> None:
