@@ -121,3 +121,24 @@ def test_a_sentence_that_leaves_a_question_without_default_is_refused(tmp_path: 
     rc, err = _run("we need some GPUs", "-o", str(tmp_path / "b.pdf"))
     assert rc == 2 and "Traceback" not in err and err.startswith("error:")
     assert not (tmp_path / "b.pdf").exists()
+
+
+def test_a_training_clusters_customer_copy_carries_no_engineering_detail(tmp_path: Path) -> None:
+    opening = "llama 3.1 70b full fine-tune on 2B tokens in 10 days"
+    rec = sized(opening, "en").recommendation
+    assert rec is not None and rec.nodes > 1 and rec.interconnect is not None
+    terms = [*_engineering(rec, "en"),
+             *(_say(m, "en") for m in rec.assumptions if m.id in (
+                 "assumption.train_shape", "assumption.adam", "assumption.fabric_documented"))]
+    for fmt in ("pdf", "md"):
+        path = tmp_path / f"c.{fmt}"
+        rc, err = _run(opening, "--format", fmt, "-o", str(path))
+        assert rc == 0, err
+        words = (_fold(path.read_text(encoding="utf-8")) if fmt == "md" else
+                 _fold("\n".join(p.extract_text() for p in PdfReader(path).pages)))
+        for term in terms:
+            assert _fold(term) not in words, term
+        if fmt == "pdf":  # page one: the run's days and the options, the training curve
+            one = _fold(PdfReader(path).pages[0].extract_text())
+            assert units.days(rec.numbers.days or 0, "en") in one
+            assert _say(msg("options.heading"), "en") in one
