@@ -110,7 +110,7 @@ def epilog(cat: Catalog) -> str:
         lines, line = [], " "
         for i in ids:
             if len(line) + len(i) + 2 > 92:
-                lines.append(line.rstrip(","))
+                lines.append(line)
                 line = " "
             line += f" {i},"
         lines.append(line.rstrip(","))
