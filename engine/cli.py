@@ -151,7 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--tp", type=int, default=1, help="tensor parallelism (KV head replication)")
     _output_args(m)
 
-    s = sub.add_parser("scaling", help="step time and scaling efficiency of a layout")
+    s = sub.add_parser("scaling", help="step time and scaling efficiency of a layout",
+                       epilog=ids, formatter_class=raw)
     # The article's scaling table is for a 70B-class training step: that is the default.
     _model_args(s, default="llama-3.1-70b")
     s.add_argument("--workload", choices=list(TRAINING), default="full-finetune")
@@ -275,9 +276,12 @@ def cmd_scaling(args: argparse.Namespace) -> dict[str, Any]:
             f"--tp x --pp x --dp = {args.tp * args.pp * args.dp} must equal --nodes x "
             f"--gpus-per-node = {args.nodes * args.gpus_per_node}"
         )
-    facts = build_facts(_request(args, workload=args.workload, gpu=args.gpu,
+    cat = catalog()
+    facts = build_facts(_request(args, workload=args.workload,
+                                 gpu=gpu_id(args.gpu, cat, "--gpu"),
                                  gpus_per_node=args.gpus_per_node,
-                                 interconnect=args.interconnect), catalog())
+                                 interconnect=link_id(args.interconnect, cat, "--interconnect")),
+                        cat)
     m, notes = facts.model, list(facts.assumptions)
     gpu, link = facts.gpu, facts.link
     plan = facts.project(nodes=args.nodes, tp=args.tp, pp=args.pp, dp=args.dp,

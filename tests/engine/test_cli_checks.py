@@ -111,3 +111,10 @@ def test_memory_prints_a_readable_table(lang: str, words: list[str]) -> None:
         assert w in p.stdout, w
     for raw in ("weights_gb", "training_state_gb", "kv_bytes_per_token", "{", "None"):
         assert raw not in p.stdout, raw
+
+
+def test_scaling_checks_names_as_recommend_does() -> None:
+    link = run("scaling", "--interconnect", "foo")
+    gpu = run("scaling", "--gpu", "h100")
+    assert link.returncode == gpu.returncode == 2
+    assert "ib-200" in link.stderr and "h100-pcie" in gpu.stderr and "h100-sxm" in gpu.stderr
