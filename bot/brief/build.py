@@ -246,8 +246,18 @@ def _appendix(rec: Recommendation, answers: Sequence[AnswerView],
         Section(id="math", heading=msg("brief.section.math"), kind="code", lines=list(rec.math))
         if rec.math else Section(id="math", heading=msg("brief.section.math"),
                                  kind="paragraphs", lines=[msg("brief.math_none")]),
+        _power_sources(rec),
         _charts(charts),
     ]
+
+
+def _power_sources(rec: Recommendation) -> Section:
+    """Where each board power of the options table comes from (engine/data/gpus.toml)."""
+    shown = dict.fromkeys([rec.gpu, *(a.gpu for a in rec.alternatives)])
+    gpus = [catalog().gpus[g] for g in shown if g in catalog().gpus]
+    return Section(id="power", heading=msg("brief.section.power"), kind="definitions",
+                   rows=[Row(label=msg("brief.power_row", gpu=g.name, v=g.board_power_w),
+                             value=text(g.board_power_source)) for g in gpus])
 
 
 def _inputs(answers: Sequence[AnswerView]) -> Section | None:

@@ -91,6 +91,9 @@ def test_the_customer_copy_carries_no_engineering_detail(
     for term in (_say(msg("brief.section.math"), lang), "aiconfigurator",
                  _say(msg("brief.num.kv_per_token"), lang)):
         assert term in internal, term
+    # with where each board power of the options table comes from
+    for gpu in {rec.gpu, *(a.gpu for a in rec.alternatives)}:
+        assert _fold(engine_catalog().gpus[gpu].board_power_source) in internal, gpu
 
 
 @pytest.mark.parametrize(("lang", "copy"), [("en", "customer"), ("fr", "customer"),
