@@ -12,7 +12,8 @@ The request comes back from the reply (``Reply.request``, the answers as the eng
 them, ``dialogue/flow.py`` ``engine_request``), and the engine checks that it leads to the
 very recommendation the reply shows (:class:`engine.decision.curves.NotReproduced`
 otherwise): a chart never shows other numbers than the card's. A bound the dialogue assumed
-(``Reply.sources``) is labelled assumed on the chart, as on the card. Any failure is raised as
+travels in the request as assumed (``SizingRequest.assumed``), and the chart says so. Any
+failure is raised as
 :class:`ChartsFailed`, for the face to tell the person and lose nothing else.
 """
 
@@ -39,8 +40,8 @@ if TYPE_CHECKING:  # engine.charts loads matplotlib: imported when the first cha
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CHARTS_DIR_ENV", "MAX_KEPT", "Charts", "ChartsFailed", "assumed_of", "charts_of",
-           "folder_for", "request_of", "write"]
+__all__ = ["CHARTS_DIR_ENV", "MAX_KEPT", "Charts", "ChartsFailed", "charts_of", "folder_for",
+           "request_of", "write"]
 
 MAX_KEPT = 64  # results whose charts are kept (a few MB: each chart is 50-100 kB)
 #: Where the console writes charts when set (else a new temporary folder each time).
@@ -72,14 +73,8 @@ def request_of(reply: Reply) -> SizingRequest:
     return engine_request(reply.request)
 
 
-def assumed_of(reply: Reply) -> frozenset[str]:
-    """The request's fields the person did not give (the dialogue assumed or defaulted them):
-    a chart labels their bounds as assumed, never as asked."""
-    return frozenset(k for k, source in reply.sources.items() if source in ("assumed", "default"))
-
-
 def _digest(reply: Reply) -> str:
-    text = json.dumps([reply.request, reply.sources], sort_keys=True, default=str)
+    text = json.dumps(reply.request, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -99,7 +94,7 @@ def charts_of(reply: Reply, lang: Lang | None = None) -> Charts:
         from engine.charts import file_stem, render  # matplotlib: loaded on the first chart
 
         conv = hashlib.sha256(reply.conversation_id.encode("utf-8")).hexdigest()[:8]
-        drawn = Charts(tuple(render(request_of(reply), rec, said, assumed=assumed_of(reply))),
+        drawn = Charts(tuple(render(request_of(reply), rec, said)),
                        f"{file_stem(rec)}-{conv}-v{reply.version}")
     except Exception as exc:  # a request the engine refuses now, a drawing defect
         log.error("charts failed", extra={"json_fields": {"error": type(exc).__name__}})

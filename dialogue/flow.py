@@ -31,7 +31,7 @@ from dialogue.machine import DONE
 from dialogue.reply import Source
 from dialogue.slots import ORDER, SLOTS, holds, serving, valid
 from engine import EngineError, recommend
-from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, SizingRequest
+from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TARGETS, SizingRequest
 from engine.result import Recommendation, StepAnswer
 from engine.wording import Message, msg, text
 
@@ -85,20 +85,25 @@ def request(answers: Answers, sources: Sources) -> tuple[dict[str, Any], dict[st
     for always, value in ALWAYS:
         if always not in req:
             req[always], src[always] = value, "default"
+    assumed = [t for t in TARGETS if t in req and src.get(t) in ("assumed", "default")]
+    if assumed:  # the engine weighs them as preferences, never as requirements
+        req["assumed"] = assumed
     return req, src
 
 
 def batch_load(answers: Answers) -> dict[str, Any] | None:
-    """A batch job as the engine takes it: the documents per second its deadline needs,
-    each document the prompt (the engine then knows the throughput it needs)."""
-    docs, each, days = (answers.get(k) for k in ("documents", "document_tokens", "batch_days"))
+    """A batch job as the engine takes it: its documents and the days it has, each document
+    the prompt (its length as said, or the prompt length said beside it): the engine works
+    out the throughput the deadline needs, and the days it takes."""
+    docs, days = answers.get("documents"), answers.get("batch_days")
+    each = answers.get("document_tokens") or answers.get("prompt_tokens")
     if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
                for v in (docs, each, days)):
         return None
     assert isinstance(docs, int | float) and isinstance(each, int) and isinstance(days,
                                                                                    int | float)
-    return {"requests_per_s": round(float(docs) / (float(days) * 86400), 6),
-            "prompt_tokens": each}
+    return {"documents": float(docs), "deadline_days": float(days), "prompt_tokens": each,
+            "work": "batch"}
 
 
 def sizing_request(req: Mapping[str, Any], *, allow_int4: bool) -> SizingRequest:
@@ -148,7 +153,7 @@ class Plan:
         self.answers = answers
         self.sources: Sources = sources or {}
         self.reask = reask
-        self._req = request(answers, {})[0]
+        self._req = request(answers, self.sources)[0]
         self._memo: dict[bool, Recommendation] = {}
 
     @classmethod

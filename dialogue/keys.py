@@ -132,8 +132,9 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("interconnect", "interconnect", _entry("link")),
     Key("gpu", "gpu", _entry("gpu")),
     Key("gpus_per_node", "gpu", _shown("dialogue.show.count", "n")),
-    # the nodes they have: compared with the answer (dialogue/present.py), never sized
-    Key("nodes_owned", "gpu", _shown("dialogue.show.nodes", "n"), lambda v, a: {}),
+    # the servers they have, of the GPU they named: the engine says first what they do
+    Key("nodes_owned", "gpu", _shown("dialogue.show.nodes", "n"),
+        lambda v, a: {"nodes_owned": v} if "gpu" in a else {}),
     # the GPUs they refused ('not on L40S'), comma-separated ids: never offered
     Key("avoid_gpus", "gpu", lambda v: text(", ".join(
         g.name for g in (catalog().gpus.get(i) for i in avoided(v)) if g is not None)),

@@ -131,8 +131,8 @@ def _owned(conv: Conversation, rec: Recommendation) -> Notice | None:
     said they have beside the nodes the answer takes (a bigger node, when the research-lab
     trap moved it, is named)."""
     owned = conv.answers.get("nodes_owned")
-    if not isinstance(owned, int) or isinstance(owned, bool):
-        return None
+    if not isinstance(owned, int) or isinstance(owned, bool) or rec.owned is not None:
+        return None  # the engine's headline already says what they do
     hardware = msg("hardware.node", gpus=rec.gpus_per_node, gpu=rec.gpu_name)
     if rec.nodes <= owned:
         return Notice(kind="info", text=msg("dialogue.notice.owned_enough", owned=owned,

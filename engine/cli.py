@@ -132,7 +132,16 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"link between nodes (listed below; default {DEFAULT_INTERCONNECT})")
     r.add_argument("--train-tokens", type=_tokens,
                    help="training only: token budget (1.5T = 1.5 x 10^12)")
-    r.add_argument("--deadline-days", type=float, help="training only: days the run may take")
+    r.add_argument("--deadline-days", type=float,
+                   help="days a training run, or a batch of --documents, must finish in")
+    r.add_argument("--work", choices=["chat", "rag", "batch"],
+                   help="inference only: the kind of serving work: its request shape and the "
+                        "least its users accept (default chat; batch with --documents)")
+    r.add_argument("--documents", type=float,
+                   help="inference only: a batch: documents to process by --deadline-days")
+    r.add_argument("--nodes-owned", type=int,
+                   help="nodes of --gpu x --gpus-per-node the customer already has: the "
+                        "answer says first what they do")
     r.add_argument("--no-alternatives", action="store_true")
     r.add_argument("--charts", metavar="DIR", help="also write the charts (PNG) into DIR")
     _output_args(r)
@@ -218,6 +227,7 @@ def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
         train_tokens=args.train_tokens, deadline_days=args.deadline_days,
         avoid_gpus=tuple(gpu_id(g, cat, "--avoid-gpu") for g in args.avoid_gpu)
         if args.avoid_gpu else None,
+        work=args.work, documents=args.documents, nodes_owned=args.nodes_owned,
     )
     rec = recommend(req, alternatives=not args.no_alternatives)
     if args.charts:  # printed after the answer (on stderr with --json: one object on stdout)

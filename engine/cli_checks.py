@@ -6,7 +6,8 @@ a person typing in a conversation (it says what it took) and wrong for a script,
 tensor-parallel 70B (claim C17, docs/decision-tree.md). So the command line refuses a name
 that starts the names of several parts, naming each (one retyped id is cheaper than a quote
 off by 2x), lists the valid ids with the nearest ones when a name is unknown, and refuses a
-flag the workload does not use (``--deadline-days`` on inference) instead of ignoring it.
+flag the workload does not use (``--train-tokens`` on inference, ``--deadline-days`` on
+inference that is no batch of ``--documents``) instead of ignoring it.
 Every refusal is a message (engine/data/messages/cli.*.toml), said in ``--lang``.
 """
 
@@ -24,14 +25,14 @@ from engine.wording import Message, msg
 __all__ = ["UsageError", "check_flags", "epilog", "gpu_id", "link_id"]
 
 #: Flags only training reads (argparse dest -> the flag as typed).
-TRAINING_ONLY = {"train_tokens": "--train-tokens", "deadline_days": "--deadline-days"}
+TRAINING_ONLY = {"train_tokens": "--train-tokens"}
 #: Flags only serving reads.
 INFERENCE_ONLY = {
     "concurrency": "--concurrency", "target_tokens_per_s": "--target-tokens-per-s",
     "per_user_tokens_per_s": "--per-user-tokens-per-s", "ttft_s": "--ttft-s",
     "requests_per_s": "--requests-per-s", "prompt_tokens": "--prompt-tokens",
     "output_tokens": "--output-tokens", "kv_precision": "--kv-precision",
-    "no_int4": "--no-int4",
+    "no_int4": "--no-int4", "work": "--work", "documents": "--documents",
 }
 
 
@@ -102,6 +103,8 @@ def check_flags(args: argparse.Namespace) -> None:
         if extra:
             raise UsageError(msg("cli.error.not_for_inference", flags=extra, n=len(extra),
                                  training=[str(w) for w in TRAINING]))
+        if args.deadline_days is not None and args.documents is None:
+            raise UsageError(msg("cli.error.deadline_without_documents"))
 
 
 def epilog(cat: Catalog) -> str:

@@ -21,13 +21,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from engine.catalog.schema import ModelSpec
 from engine.result import KVPrecision, Workload
 
-__all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TRAINING", "AskedPrecision", "KVPrecision",
-           "SizingRequest", "Workload"]
+__all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TARGETS", "TRAINING", "AskedPrecision",
+           "KVPrecision", "SizingRequest", "Target", "Work", "Workload"]
 
 #: The weight formats a person may ask for (the answer may also use NF4 for QLoRA, and a
 #: model's native format such as MXFP4). NVFP4 needs FP4 tensor cores (Blackwell).
 AskedPrecision = Literal["bf16", "fp16", "fp8", "int4", "nvfp4"]
 TRAINING: tuple[Workload, ...] = ("lora", "qlora", "full-finetune", "pretrain")
+
+#: The kinds of serving work (engine/data/work.toml): their request shape and the least a
+#: user of them accepts. None in a request means chat.
+Work = Literal["chat", "rag", "batch"]
+#: The serving targets a person may state, or the bot may assume for them.
+Target = Literal["per_user_tokens_per_s", "ttft_s", "target_tokens_per_s"]
+TARGETS: tuple[Target, ...] = ("per_user_tokens_per_s", "ttft_s", "target_tokens_per_s")
 
 DEFAULT_GPU = "rtx-pro-6000-server"
 DEFAULT_INTERCONNECT = "ib-200"
@@ -44,6 +51,14 @@ class SizingRequest(BaseModel):
     ``concurrency`` is not given). ``allow_int4`` means "4-bit weights are acceptable"
     (INT4, NVFP4 or MXFP4, whichever the GPU runs best). ``avoid_gpus``: GPUs the customer
     refused ('not on L40S'), catalog ids or names: never offered as an alternative.
+
+    A target is a requirement when the person stated it; ``assumed`` names the targets the
+    bot assumed for them (a face's default, 'a comfortable 20 tok/s per user'): those are
+    preferences, and never multiply the hardware on their own (engine/decision/standing.py).
+    ``work`` is the kind of serving work (chat, RAG, a batch): its request shape when no
+    length is given, and the least its users accept. A batch is ``documents`` requests to
+    finish within ``deadline_days``. ``nodes_owned``: nodes of ``gpu`` x ``gpus_per_node``
+    the customer already has; the answer says first what they do.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -71,6 +86,10 @@ class SizingRequest(BaseModel):
     interconnect: str = DEFAULT_INTERCONNECT
     train_tokens: float | None = Field(default=None, gt=0, le=1e15)
     deadline_days: float | None = Field(default=None, gt=0, le=3650)
+    work: Work | None = None
+    assumed: tuple[Target, ...] = Field(default=(), max_length=len(TARGETS))
+    documents: float | None = Field(default=None, gt=0, le=1e13)
+    nodes_owned: int | None = Field(default=None, ge=1, le=10_000)
 
     @field_validator("hf_config", mode="before")
     @classmethod
@@ -96,10 +115,27 @@ class SizingRequest(BaseModel):
                              "architecture (arch) or a config.json (hf_config)")
         if sum(given) > 1:
             raise ValueError("give one of model, params_b, arch or hf_config")
+        if self.documents is not None and self.is_training:
+            raise ValueError("documents are a batch of inference requests, not training data "
+                             "(give train_tokens)")
+        if self.deadline_days is not None and not self.is_training and self.documents is None:
+            raise ValueError("a deadline applies to training or to a batch of documents "
+                             "(give documents)")
         if self.active_params_b is not None and (
                 self.params_b is None or self.active_params_b > self.params_b):
             raise ValueError("active_params_b needs params_b, and cannot exceed it")
         return self
+
+    @property
+    def work_kind(self) -> Work:
+        """The kind of serving work: as said; a batch when documents are counted; else chat."""
+        if self.work is not None:
+            return self.work
+        return "batch" if self.documents is not None else "chat"
+
+    def stated(self, target: Target) -> bool:
+        """Whether the person gave this target (it is set and not one the bot assumed)."""
+        return getattr(self, target) is not None and target not in self.assumed
 
     @property
     def is_training(self) -> bool:

@@ -170,7 +170,8 @@ class Numbers(_Out):
         None, description="the same job with tensor parallelism across the nodes (C16)")
     mfu: float | None = Field(None, description="model FLOPs utilisation of the run (training)")
     gpu_months: float | None = Field(None, description="GPU time of the training run")
-    days: float | None = Field(None, description="projected wall-clock days (training)")
+    days: float | None = Field(None, description=(
+        "projected wall-clock days: a training run, or a batch of documents at this rate"))
     gpus_needed: int | None = Field(None, description="GPUs the verdict uses, all copies")
     min_gpus: int | None = Field(
         None, description="fewest GPUs of one node that do the job (fit, and meet the target, "
@@ -190,7 +191,7 @@ class StepAnswer(_Out):
 class Alternative(_Out):
     """Another configuration worth showing beside the verdict, with its own numbers."""
 
-    kind: Literal["gpu", "layout", "precision", "as_asked", "kv_precision"]
+    kind: Literal["gpu", "layout", "precision", "as_asked", "kv_precision", "speed"]
     label: Message
     verdict: Verdict | None
     gpu: str
@@ -199,6 +200,36 @@ class Alternative(_Out):
     layout: Layout | None
     summary: Message
     numbers: Numbers
+
+
+class Knee(_Out):
+    """What an assumed per-user speed would cost beyond the answer: the answer serves each
+    user at ``tokens_per_s`` on ``nodes`` nodes (``gpus`` GPUs); the ``assumed_tokens_per_s``
+    the bot assumed would take ``preferred_nodes`` (``preferred_gpus``). A face asks which
+    the person wants (the assumption decides the hardware)."""
+
+    assumed_tokens_per_s: float = Field(gt=0)
+    tokens_per_s: float = Field(ge=0)
+    nodes: int = Field(ge=1)
+    gpus: int = Field(ge=1)
+    preferred_nodes: int = Field(ge=1)
+    preferred_gpus: int = Field(ge=1)
+
+
+class Owned(_Out):
+    """What the nodes the customer already has do with the request: the requests they serve
+    at once within the targets (0: none), the speed each user sees there, the weight format
+    (None when the model does not fit), and the sentence that says it."""
+
+    nodes: int = Field(ge=1)
+    gpus_per_node: int = Field(ge=1)
+    gpu: str
+    precision: Precision | None
+    served: int = Field(ge=0)
+    concurrency: int = Field(ge=1)
+    per_user_tokens_per_s: float | None
+    ttft_s: float | None
+    said: Message
 
 
 class ModelRef(_Out):
@@ -232,3 +263,10 @@ class Recommendation(_Out):
     assumptions: list[Message]
     alternatives: list[Alternative]
     math: list[Message] = Field(description="formulas with the constants used ('Show the math')")
+    knee: Knee | None = Field(None, description=(
+        "what the per-user speed the bot assumed would take beyond this answer (None when "
+        "the answer meets it, or nothing was assumed)"))
+    owned: Owned | None = Field(None, description=(
+        "what the nodes the customer already has do (None when they named none)"))
+    work: Literal["chat", "rag", "batch"] | None = Field(None, description=(
+        "the kind of serving work the answer was sized for (None for training)"))

@@ -1,11 +1,12 @@
-"""``python -m bot brief "<opening sentence>" [--lang fr] [--format pdf|md]
-[--copy customer|internal] -o FILE``: a brief without Slack.
+"""``python -m bot brief "<opening sentence>" [--answer TEXT ...] [--lang fr]
+[--format pdf|md] [--copy customer|internal] -o FILE``: a brief without Slack.
 
 Why a command: a rep (or a script) wants the document a customer reads from one sentence,
 without a Slack workspace. The sentence goes through the same dialogue as every face; a
-question it leaves open is answered with the dialogue's own default (the console's Enter,
-marked *default* in the brief, as in a conversation), and a question without a default is
-refused with the question itself, so nothing is sized on a guess the dialogue would not make.
+question it leaves open takes the next ``--answer`` (typed as in the console), else the
+dialogue's own default (the console's Enter, marked *default* in the brief, as in a
+conversation); a question with neither is refused with the question itself, so nothing is
+sized on a guess the dialogue would not make.
 The brief is built and rendered by the same code as the Slack face's (bot/brief/), with its
 charts; the customer copy is the default. Bad input exits 2 with a message; no traceback.
 """
@@ -35,13 +36,18 @@ class Unanswered(Exception):
     """The opening leaves a question without a default: its words, in the brief's language."""
 
 
-def sized(opening: str, lang: Lang | None = None) -> Reply:
-    """The dialogue's result for ``opening``: every open question given its default."""
+def sized(opening: str, lang: Lang | None = None, answers: Sequence[str] = ()) -> Reply:
+    """The dialogue's result for ``opening``: each open question takes the next of
+    ``answers``, else its default."""
     d = Dialogue(MemoryStore())
     reply = d.start(KEY, opening, owner=KEY, language=lang)
+    left = list(answers)
     for _ in range(MAX_TURNS):
         if reply.kind == "result" and reply.recommendation is not None:
             return reply
+        if left:
+            reply = d.handle(KEY, left.pop(0))
+            continue
         if reply.default is None:
             words = lang or reply.language
             parts = [m for m in (reply.error, reply.text) if m is not None]
@@ -54,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot brief", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("opening", nargs="+", help="what the customer wants, as they would say it")
+    p.add_argument("--answer", action="append", default=[], metavar="TEXT",
+                   help="the answer to the next question the sentence leaves open, as typed "
+                   "in the console (repeatable; else each takes its default)")
     p.add_argument("--lang", choices=list(LANGS),
                    help="the brief's language (default: the sentence's)")
     p.add_argument("--format", choices=["pdf", "md"],
@@ -69,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     opening = " ".join(args.opening)
     try:
-        reply = sized(opening, args.lang)
+        reply = sized(opening, args.lang, args.answer)
     except Unanswered as exc:
         print(f"error: {say(msg('brief.cli.unanswered', question=str(exc)), args.lang or 'en')}",
               file=sys.stderr)

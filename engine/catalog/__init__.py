@@ -8,7 +8,7 @@ dialogue and the faces import; the errors live in :mod:`engine.errors`.
 
 from engine.catalog.load import DATA_DIR, catalog, entries, load_catalog
 from engine.catalog.names import entry_keys, model_keys, normalize, suggest
-from engine.catalog.schema import MLA, Catalog, GPUSpec, LinkSpec, ModelSpec, Policy
+from engine.catalog.schema import MLA, Catalog, GPUSpec, LinkSpec, ModelSpec, Policy, WorkProfile
 from engine.errors import CatalogError, UnknownEntry, UnknownModel
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Policy",
     "UnknownEntry",
     "UnknownModel",
+    "WorkProfile",
     "catalog",
     "entries",
     "entry_keys",

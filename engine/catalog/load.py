@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec, Policy
+from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec, Policy, WorkProfile
 from engine.errors import CatalogError
 
 __all__ = ["DATA_DIR", "catalog", "entries", "load_catalog"]
@@ -66,6 +66,7 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
     models = entries(data_dir / "models.toml", "models", ModelSpec)
     gpus = entries(data_dir / "gpus.toml", "gpus", GPUSpec)
     links = entries(data_dir / "links.toml", "links", LinkSpec)
+    work = entries(data_dir / "work.toml", "kinds", WorkProfile)
     policy_path = data_dir / "policy.toml"
     try:
         policy = Policy.model_validate(_read(policy_path))
@@ -76,7 +77,10 @@ def load_catalog(data_dir: Path = DATA_DIR) -> Catalog:
             raise CatalogError(
                 f"gpus.toml: entry '{gpu.id}': field 'in_node_link': no link '{gpu.in_node_link}'"
             )
-    return Catalog(models=models, gpus=gpus, links=links, policy=policy)
+    for kind in ("chat", "batch"):  # what the engine takes when the person names none
+        if kind not in work:
+            raise CatalogError(f"work.toml: no kind '{kind}' (the default kinds)")
+    return Catalog(models=models, gpus=gpus, links=links, policy=policy, work=work)
 
 
 @cache

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.catalog.names import resolve
 from engine.result import Precision
 
-__all__ = ["MLA", "Catalog", "GPUSpec", "LinkSpec", "ModelSpec", "Policy"]
+__all__ = ["MLA", "Catalog", "GPUSpec", "LinkSpec", "ModelSpec", "Policy", "WorkProfile"]
 
 
 class _Entry(BaseModel):
@@ -243,6 +243,27 @@ class Policy(_Entry):
         return self
 
 
+class WorkProfile(_Entry):
+    """One kind of serving work (engine/data/work.toml): the shape of its requests when the
+    person gave no length, and the least a user of it accepts (None: no floor, a batch)."""
+
+    id: str
+    answer_tokens: int = Field(ge=1)
+    prompt_share: float = Field(gt=0, le=1)
+    min_tokens_per_s: float | None = Field(default=None, gt=0)
+    max_ttft_s: float | None = Field(default=None, gt=0)
+    sources: dict[str, str]
+
+    @model_validator(mode="after")
+    def _every_figure_sourced(self) -> WorkProfile:
+        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s")
+                 if getattr(self, k) is not None]
+        missing = [k for k in given if k not in self.sources]
+        if missing:
+            raise ValueError(f"no entry in [kinds.sources] for: {', '.join(missing)}")
+        return self
+
+
 class Catalog(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -250,6 +271,7 @@ class Catalog(BaseModel):
     gpus: dict[str, GPUSpec]
     links: dict[str, LinkSpec]
     policy: Policy
+    work: dict[str, WorkProfile]
 
     # -- lookups (engine/catalog/names.py) -------------------------------------------------
     def model(self, text: str) -> ModelSpec:

@@ -73,12 +73,12 @@ def draw(c: Curves, lang: Lang, assumed: Collection[str] = ()) -> list[ChartImag
 
 
 def render(req: SizingRequest, rec: Recommendation | None = None, lang: Lang = "en",
-           cat: Catalog | None = None, assumed: Collection[str] = ()) -> list[ChartImage]:
+           cat: Catalog | None = None) -> list[ChartImage]:
     """The charts of ``req``'s recommendation (``rec`` when given: it must be what ``req``
-    answers, else :class:`engine.decision.curves.NotReproduced`); ``assumed`` names the
-    fields of ``req`` nobody asked for (see :func:`figures`): by default every bound the
-    request carries was asked, as on the command line."""
-    return draw(curves(req, rec, cat), lang, assumed)
+    answers, else :class:`engine.decision.curves.NotReproduced`); the targets the request
+    names as assumed (``SizingRequest.assumed``: a face's default) are labelled assumed, the
+    others asked."""
+    return draw(curves(req, rec, cat), lang, req.assumed)
 
 
 def file_stem(rec: Recommendation) -> str:

@@ -18,8 +18,9 @@ from engine.decision import memo
 from engine.decision.alternatives import alternatives as other_options
 from engine.decision.facts import build_facts
 from engine.decision.models import max_context
+from engine.decision.owned import owned, owned_headline
 from engine.decision.picture import inference_picture
-from engine.decision.trap import decided
+from engine.decision.standing import decided
 from engine.physics.inference import clear_steps
 from engine.physics.kernels import kernels
 from engine.request import SizingRequest
@@ -55,9 +56,13 @@ def _recommend_packaged(
 
 
 def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommendation:
-    facts, rec = decided(build_facts(req, cat))
+    asked = build_facts(req, cat)
+    facts, rec = decided(asked)
     if alternatives:
         rec = rec.model_copy(update={"alternatives": other_options(facts, rec)})
+    mine = owned(asked)
+    if mine is not None:
+        rec = rec.model_copy(update={"owned": mine, "headline": owned_headline(mine, rec)})
     return rec
 
 

@@ -40,6 +40,7 @@ from engine.decision.figures import gpu_months
 from engine.decision.frontier import at_scale
 from engine.decision.outcome import Deployment
 from engine.decision.picture import training_picture
+from engine.decision.standing import decided
 from engine.decision.trap import final
 from engine.physics.inference import InferencePlan, plan_inference
 from engine.physics.parallel import notation
@@ -370,7 +371,7 @@ def curves(req: SizingRequest, rec: Recommendation | None = None,
     and the engine's own errors for a request it cannot size."""
     rec = rec if rec is not None else recommend(req, cat)
     cat = cat or catalog()
-    facts, _, d = final(build_facts(req, cat))
+    facts, _, d = final(decided(build_facts(req, cat))[0])  # the facts the answer was sized on
     if not _reproduces(facts, d, rec):
         raise NotReproduced(f"{req!r} does not lead to the recommendation given")
     other: tuple[Facts, Deployment] | None = None

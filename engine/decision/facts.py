@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from engine.catalog.calibration import calibration
-from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec
-from engine.decision.load import settle
+from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec, WorkProfile
+from engine.decision.load import Settled, settle
 from engine.decision.models import ResolvedModel, resolve_model, sized_precision
 from engine.decision.searches import InferenceSearch, Searches, TrainingSearch
 from engine.errors import UnsizableRequest
@@ -64,6 +64,10 @@ class Facts(Searches):
     shape: Shape
     bounds: Bounds
     target: float | None
+    work: WorkProfile
+    #: the load as settled (engine/decision/load.py): what was stated, the work's floors,
+    #: the preference beyond the bounds (None when none)
+    load: Settled
     given: frozenset[str]
     assumptions: tuple[Message, ...]
     #: compared only, never written up: the questions skip their evidence
@@ -77,6 +81,37 @@ class Facts(Searches):
     _runs: dict[tuple[object, ...], Run] = field(default_factory=dict, repr=False)
     #: the request's fabric with other NIC counts (a frontier cluster's), one object each
     _fabrics: dict[int, Fabric] = field(default_factory=dict, repr=False)
+
+    @property
+    def floors(self) -> Bounds:
+        """The least the kind of work accepts (engine/data/work.toml; none for training)."""
+        return self.load.floors
+
+    def sized_for(self, bounds: Bounds | None) -> Facts | None:
+        """These facts sized for other bounds as if they were asked (the work's floors, or
+        the bot's preference: engine/decision/standing.py), less any part that even one
+        request alone cannot meet on this GPU; None when that leaves nothing beyond the
+        bounds these facts already hold."""
+        if bounds is None or bounds == self.bounds:
+            return None
+        out = replace(self, bounds=bounds, _settled=(bounds, self._settled[1] if self._settled
+                                                     else ()),
+                      _served={}, _trained={}, _runs={}, _fabrics={})
+        found = _alone(out)
+        if found is None or found[1].serving is None:
+            return None
+        best = found[1]
+        kept = Bounds(
+            tokens_per_s=bounds.tokens_per_s if bounds.tokens_per_s is not None
+            and best.per_user_tokens_per_s >= bounds.tokens_per_s else self.bounds.tokens_per_s,
+            ttft_s=bounds.ttft_s if bounds.ttft_s is not None and best.ttft_s <= bounds.ttft_s
+            else self.bounds.ttft_s)
+        if kept == self.bounds:
+            return None
+        if kept != bounds:
+            out = replace(out, bounds=kept, _settled=(kept, out._settled[1] if out._settled
+                                                      else ()), _served={})
+        return out
 
     @property
     def asked_bounds(self) -> Bounds:
@@ -150,14 +185,18 @@ def build_facts(
         request = request.model_copy(update={"context": model_spec.max_context})
         assumptions.append(msg("assumption.context_capped", model=model_spec.name,
                                limit=model_spec.max_context))
-    request, shape, bounds, target, said = settle(request, asked, cat.policy,
-                                                  model_spec.max_context)
+    work = cat.work[request.work_kind]
+    load = settle(request, asked, cat.policy, model_spec.max_context, work)
+    request, bounds, said = load.request, load.bounds, load.said
+    if request.is_training:
+        bounds = Bounds()
     assumptions.extend(said)
     facts = Facts(
         request=request, catalog=cat, model=model_spec, params=params, in_catalog=in_catalog,
-        gpu=gpu, link=link, fabric=fabric, kernels=k, precision=precision, shape=shape,
-        bounds=bounds, target=target, given=asked, assumptions=tuple(assumptions),
-        brief=brief, _model=resolved, _settled=(bounds, tuple(said)),
+        gpu=gpu, link=link, fabric=fabric, kernels=k, precision=precision, shape=load.shape,
+        bounds=bounds, target=load.target, work=work, load=load, given=asked,
+        assumptions=tuple(assumptions), brief=brief, _model=resolved,
+        _settled=(bounds, tuple(said)),
     )
     return _reachable(facts) if bounds.any and not request.is_training else facts
 
@@ -176,20 +215,17 @@ def _on_gpu(facts: Facts, gpu_id: str, brief: bool) -> Facts:
         request=request, catalog=cat, model=facts.model, params=facts.params,
         in_catalog=facts.in_catalog, gpu=gpu, link=facts.link, fabric=fabric, kernels=k,
         precision=facts.precision, shape=facts.shape, bounds=bounds, target=facts.target,
+        work=facts.work, load=facts.load,
         given=facts.given | {"gpu"}, assumptions=(*facts._model[3], *assumptions, *said),
         brief=brief, _model=facts._model, _settled=facts._settled,
     )
     return _reachable(out) if bounds.any and not request.is_training else out
 
 
-def _reachable(facts: Facts) -> Facts:
-    """The facts as they are when one request alone, on the fewest nodes of this GPU that
-    hold the model (one, or a cluster up to the policy's size), can be served within the
-    bounds; otherwise without the bounds (no number of copies would meet them: the answer is
-    sized as if none were given, and says what the GPU does at best). A model no cluster of
-    that size holds keeps its bounds: the tree says where it goes."""
-    from engine.decision.terms import hardware  # terms reads Facts: imported when used
-
+def _alone(facts: Facts) -> tuple[int, InferencePlan] | None:
+    """(nodes, plan): one request alone on the fewest nodes of this GPU that hold the model
+    (one, or a cluster up to the policy's size), in the layout with the shortest first token
+    among those meeting the bounds, else among all; None when no such cluster holds it."""
     formats: list[Precision] = [facts.precision]
     if facts.request.allow_int4 and facts.precision not in ("int4", "nvfp4", "mxfp4"):
         formats.append("nvfp4" if facts.gpu.fp4_tflops else "int4")
@@ -199,15 +235,35 @@ def _reachable(facts: Facts) -> Facts:
             plan, _ = facts.inference(prec, nodes, concurrency=1)
             if plan is not None and plan.serving is not None:
                 if facts.bounds.met(plan.serving):
-                    return facts
+                    return nodes, plan
                 if best is None or plan.ttft_s < best.ttft_s:
                     best = plan
         if best is not None:
-            said = msg("assumption.bounds_unreachable", hardware=hardware(facts, nodes),
-                       per_user=best.per_user_tokens_per_s, ttft=best.ttft_s)
-            return replace(facts, bounds=Bounds(), assumptions=(*facts.assumptions, said),
-                           _served={})
-    return facts
+            return nodes, best
+    return None
+
+
+def _reachable(facts: Facts) -> Facts:
+    """The facts as they are when one request alone, on the fewest nodes of this GPU that
+    hold the model, can be served within the bounds; otherwise with the part of the bounds
+    that request meets (no number of copies would meet the rest: the answer is sized
+    without it, and says what the GPU does at best). A model no cluster of that size holds
+    keeps its bounds: the tree says where it goes."""
+    from engine.decision.terms import hardware  # terms reads Facts: imported when used
+
+    found = _alone(facts)
+    if found is None or facts.bounds.met(found[1].serving):  # type: ignore[arg-type]
+        return facts
+    nodes, best = found
+    assert best.serving is not None
+    b = facts.bounds
+    kept = Bounds(
+        tokens_per_s=b.tokens_per_s if b.tokens_per_s is not None
+        and best.per_user_tokens_per_s >= b.tokens_per_s else None,
+        ttft_s=b.ttft_s if b.ttft_s is not None and best.ttft_s <= b.ttft_s else None)
+    said = msg("assumption.bounds_unreachable", hardware=hardware(facts, nodes),
+               per_user=best.per_user_tokens_per_s, ttft=best.ttft_s)
+    return replace(facts, bounds=kept, assumptions=(*facts.assumptions, said), _served={})
 
 
 _IN_NODE: dict[tuple[str, str, int], InNode] = {}

@@ -40,6 +40,11 @@ def nominal_gb(facts: Facts, gpus: int) -> float:
     return round(facts.gpu.memory_gb * gpus, 1)
 
 
+def _significant(x: float) -> float | None:
+    """Three significant digits: a per-user speed of 2.25 tok/s is no 2.2, nor 13.6 a 14."""
+    return float(f"{x:.3g}") if math.isfinite(x) else None
+
+
 def _round(x: float, digits: int) -> float | None:
     return round(x, digits) if math.isfinite(x) else None
 
@@ -49,6 +54,8 @@ def inference_numbers(facts: Facts, plan: InferencePlan, copies: int = 1,
     """One serving plan run as ``copies`` identical copies."""
     pic = on_node(inference_picture(plan, copies), plan, facts.gpn)
     gpus = plan.nodes * plan.gpus_per_node
+    docs, rate = facts.request.documents, plan.requests_per_s * copies
+    days = rounded(docs / rate / 86_400.0) if docs is not None and rate > 0 else None
     return Numbers.of(
         memory=pic,
         vram_total_gb=round_gb(plan.vram_bytes),
@@ -64,9 +71,10 @@ def inference_numbers(facts: Facts, plan: InferencePlan, copies: int = 1,
         total_tokens_per_s=round(plan.tokens_per_s * copies),
         ttft_s=_round(plan.ttft_s, 3),
         tpot_ms=_round(plan.tpot_ms, 2),
-        per_user_tokens_per_s=_round(plan.per_user_tokens_per_s, 1),
+        per_user_tokens_per_s=_significant(plan.per_user_tokens_per_s),
         requests_per_s=_round(plan.requests_per_s * copies, 3),
         decode_step_ms=_round(plan.decode_step_ms, 2),
+        days=days,
         gpus_needed=gpus * copies,
         min_gpus=min_gpus,
     )

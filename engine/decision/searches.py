@@ -33,7 +33,7 @@ from engine.physics.memory import (
     training_state,
     weights_bytes,
 )
-from engine.physics.parallel import training_layouts
+from engine.physics.parallel import training_layouts, valid_tp
 from engine.physics.params import ParamCount
 from engine.physics.search import next_best
 from engine.physics.serving import Ceiling
@@ -211,7 +211,8 @@ class Searches:
         memory fits: :meth:`timed` fills in the serving figures of those worth timing."""
         key = ("fewer", precision, gpus)
         if key not in self._served:
-            shapes = {(gpus, 1, 1), (1, 1, gpus)}
+            shapes = {(gpus, 1, 1), (1, 1, gpus)} if valid_tp(self.model, gpus) \
+                else {(1, gpus, 1), (1, 1, gpus)}  # heads that do not split: a pipeline
             self._served[key] = (None, kept(
                 (self.model, self.kernels, self.fabric.intra, self.policy),
                 (*key, self.request.kv_precision, self.concurrency, *self._shape_key),

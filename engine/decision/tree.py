@@ -20,6 +20,7 @@ from engine.decision.headline import headline
 from engine.decision.outcome import Deployment, StepOutcome
 from engine.decision.premises import premises
 from engine.decision.runner_up import runner_up
+from engine.decision.shortfall import shortfalls
 from engine.physics.inference import InferencePlan
 from engine.request import SizingRequest
 from engine.result import ModelRef, Recommendation
@@ -57,10 +58,6 @@ def _general_caveats(facts: Facts, d: Deployment) -> list[Message]:
     if not facts.gpu.vendor_builds:
         built = [g.name for g in facts.catalog.gpus.values() if g.vendor_builds]
         out.append(msg("caveat.compare_only", gpu=facts.gpu.name, vendor_gpus=built))
-    if isinstance(plan, InferencePlan) and plan.serving is not None and facts.bounds.any \
-            and not facts.bounds.met(plan.serving):
-        out.append(msg("caveat.bounds_unmet", per_user=plan.per_user_tokens_per_s,
-                       ttft=plan.ttft_s))
     return out
 
 
@@ -91,6 +88,11 @@ def write_up(facts: Facts, outcomes: list[StepOutcome]) -> Recommendation:
     assert d is not None  # a closing outcome carries its deployment
     caveats = [c for o in outcomes for c in o.caveats] + _general_caveats(facts, d)
     assumptions = premises(facts) + [a for o in outcomes for a in o.assumptions]
+    title = headline(facts, d)
+    missed = shortfalls(facts, d)
+    if missed:
+        title = msg("headline.short", headline=title, shortfalls=missed)
+        caveats.append(msg("caveat.shortfall_fixes"))
     if d.crosses_nodes:
         fabric = frontier.frontier_fabric(facts) if d.verdict == "frontier" else facts.fabric
         nics = fabric.nics_per_node
@@ -101,7 +103,7 @@ def write_up(facts: Facts, outcomes: list[StepOutcome]) -> Recommendation:
     return Recommendation.of(
         step=outcomes[-1].answer.step,
         verdict=d.verdict,
-        headline=headline(facts, d),
+        headline=title,
         nodes=d.total_nodes,
         gpus_per_node=facts.gpn,
         gpu=facts.gpu.id,
@@ -119,4 +121,5 @@ def write_up(facts: Facts, outcomes: list[StepOutcome]) -> Recommendation:
         assumptions=assumptions,
         alternatives=runner_up(facts, d),
         math=math_lines(facts, d),
+        work=None if facts.request.is_training else facts.work.id,
     )

@@ -13,7 +13,7 @@ from functools import lru_cache
 from engine.catalog.schema import ModelSpec
 from engine.physics.memory import Strategy
 
-__all__ = ["divisors", "inference_layouts", "notation", "training_layouts"]
+__all__ = ["divisors", "inference_layouts", "notation", "training_layouts", "valid_tp"]
 
 
 def divisors(n: int) -> list[int]:
@@ -42,20 +42,41 @@ def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True) -> str:
     return " x ".join(parts) or "1 GPU"
 
 
+def valid_tp(m: ModelSpec, tp: int) -> bool:
+    """Whether serving stacks split this model ``tp`` ways: the attention heads divide evenly
+    between the GPUs, and the KV heads do too or are replicated whole (vLLM's and
+    TensorRT-LLM's rule: ``heads % tp == 0`` and ``kv_heads % tp == 0`` or ``tp % kv_heads
+    == 0``; docs/engine-notes.md#megatron-tensor-parallelism). A 64-head model on a 10-GPU
+    node runs TP=2, never TP=10."""
+    return _valid_tp(m.heads, m.kv_heads, tp)
+
+
+@lru_cache(maxsize=4096)
+def _valid_tp(heads: int, kv_heads: int, tp: int) -> bool:
+    return heads % tp == 0 and (kv_heads % tp == 0 or tp % kv_heads == 0)
+
+
+def _tps(m: ModelSpec, gpus_per_node: int) -> tuple[int, ...]:
+    """The tensor-parallel degrees of a node: divisors of its GPU count the model splits by."""
+    return tuple(tp for tp in _divisors(gpus_per_node) if valid_tp(m, tp))
+
+
 def inference_layouts(m: ModelSpec, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
-    """(tp, pp, dp) layouts: TP stays inside a node; instances are whole nodes or fit in one.
+    """(tp, pp, dp) layouts: TP stays inside a node and splits the heads evenly
+    (:func:`valid_tp`); instances are whole nodes or fit in one.
 
     Over several nodes only instances that span nodes count: copies that each fit in one
     node are replicas behind a load balancer, which the decision sizes on its own.
     """
-    return _inference_layouts(m.layers, nodes, gpus_per_node)
+    return _inference_layouts(m.layers, nodes, gpus_per_node, _tps(m, gpus_per_node))
 
 
 @lru_cache(maxsize=1024)
-def _inference_layouts(layers: int, nodes: int, gpus_per_node: int) -> list[tuple[int, int, int]]:
+def _inference_layouts(layers: int, nodes: int, gpus_per_node: int,
+                       tps: tuple[int, ...]) -> list[tuple[int, int, int]]:
     total = nodes * gpus_per_node
     out = []
-    for tp in _divisors(gpus_per_node):
+    for tp in tps:
         for inst in _divisors(total):
             if inst % tp:
                 continue
@@ -74,8 +95,10 @@ def training_layouts(
     m: ModelSpec, nodes: int, gpus_per_node: int, tp_options: tuple[int, ...] | None = None,
 ) -> list[TrainingLayout]:
     """Candidate layouts: TP within a node (``tp_options``, default every divisor of the
-    node), PP and DP over the rest, ZeRO-2 or FSDP."""
-    return list(_training_layouts(m.layers, nodes, gpus_per_node, tp_options))
+    node the model splits by, :func:`valid_tp`), PP and DP over the rest, ZeRO-2 or FSDP."""
+    tps = tuple(tp for tp in tp_options if valid_tp(m, tp)) if tp_options is not None \
+        else _tps(m, gpus_per_node)
+    return list(_training_layouts(m.layers, nodes, gpus_per_node, tps))
 
 
 #: (tp, pp, dp, strategy) of one training layout.
@@ -84,10 +107,10 @@ TrainingLayout = tuple[int, int, int, Strategy]
 
 @lru_cache(maxsize=1024)
 def _training_layouts(layers: int, nodes: int, gpus_per_node: int,
-                      tp_options: tuple[int, ...] | None) -> tuple[TrainingLayout, ...]:
+                      tps: tuple[int, ...]) -> tuple[TrainingLayout, ...]:
     total = nodes * gpus_per_node
     out: list[TrainingLayout] = []
-    for tp in tp_options or _divisors(gpus_per_node):
+    for tp in tps:
         for pp in _divisors(total // tp):
             if pp > layers:
                 continue

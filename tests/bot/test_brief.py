@@ -192,14 +192,15 @@ def test_charts_are_embedded_when_present(results: dict[str, Reply]) -> None:
 
 
 def test_work_sized_on_fewer_gpus_says_so_in_the_brief() -> None:
-    """Llama 3.1 70B for 64 users on H200 takes 4 of the node's 8 GPUs: the VRAM quoted is
-    theirs, and the brief says so rather than 'VRAM of 1 node'."""
+    """Llama 3.1 70B for 64 users on H200 takes a few of the node's 8 GPUs: the VRAM quoted
+    is theirs, and the brief says so rather than 'VRAM of 1 node'."""
     reply = _result("llama 3.1 70b inference 64 users 8k context no target on h200")
     rec = reply.recommendation
     assert rec is not None and rec.numbers.memory is not None
-    assert rec.numbers.memory.scope_gpus == 4
+    gpus = rec.numbers.memory.scope_gpus
+    assert gpus is not None and gpus < 8
     markdown = render_markdown(_brief(reply))
     say = catalog().render
-    assert say(msg("brief.num.vram_gpus", gpus=4), "en") in markdown
-    assert say(msg("brief.vram.one_copy_gpus", gpus=4), "en") in markdown
+    assert say(msg("brief.num.vram_gpus", gpus=gpus), "en") in markdown
+    assert say(msg("brief.vram.one_copy_gpus", gpus=gpus), "en") in markdown
     assert say(msg("brief.num.vram", nodes=1), "en") not in markdown

@@ -4,11 +4,12 @@ assumed, in both languages, in the engine's drawing and in the faces' charts."""
 from __future__ import annotations
 
 import pytest
+from matplotlib.figure import Figure
 
 from bot import charts as bot_charts
 from bot.brief.command import sized
 from bot.wording import say
-from engine.charts import figures
+from engine.charts import figures, render
 from engine.decision.curves import curves
 from engine.request import SizingRequest
 from engine.units import Lang
@@ -43,21 +44,24 @@ def test_an_assumed_speed_is_labelled_assumed_and_an_asked_one_asked(lang: Lang)
     ("fr", "nous voulons servir Llama 3.3 70B à 50 utilisateurs, contexte 8k"),
 ])
 def test_the_bots_charts_say_assumed_for_the_speed_it_assumed(lang: Lang, opening: str) -> None:
-    reply = sized(opening, lang)
+    reply = sized(opening, lang, ["no"])  # keep FP8 if 4-bit is asked about
     assert reply.sources["per_user_tokens_per_s"] in ("assumed", "default")
-    assumed = bot_charts.assumed_of(reply)
-    assert "per_user_tokens_per_s" in assumed and "model" not in assumed
     req, rec = bot_charts.request_of(reply), reply.recommendation
-    speed = req.per_user_tokens_per_s
-    assert speed is not None
-    fig = figures(curves(req, rec), lang, assumed)["load"]
-    legend = [" ".join(t.get_text().split()) for t in fig.legends[0].get_texts()]
-    assert _line("chart.load.speed_assumed", lang, speed=speed) in legend
-    assert not any(_line("chart.load.speed_target", lang, speed=speed) == x for x in legend)
-    # the images the faces show are drawn that way
+    assert "per_user_tokens_per_s" in req.assumed  # the request says what was assumed
+    c = curves(req, rec)
+    assert c.load is not None and c.load.per_user_target is not None
+    speed = c.load.per_user_target
+    # the images the faces show, drawn from that request
     with bot_charts._LOCK:
         bot_charts._KEPT.clear()
-    from engine.charts import render
     drawn = bot_charts.charts_of(reply, lang)
-    assert drawn.images[0].png == render(req, rec, lang, assumed=assumed)[0].png
-    assert drawn.images[0].png != render(req, rec, lang)[0].png
+    assert drawn.images[0].png == render(req, rec, lang)[0].png
+    legend = _legend_of(figures(c, lang, req.assumed)["load"])
+    assert _line("chart.load.speed_assumed", lang, speed=speed) in legend
+    assert _line("chart.load.speed_target", lang, speed=speed) not in legend
+    asked = _legend_of(figures(c, lang, ())["load"])  # the same speed, had it been asked
+    assert _line("chart.load.speed_target", lang, speed=speed) in asked
+
+
+def _legend_of(fig: Figure) -> list[str]:
+    return [" ".join(t.get_text().split()) for t in fig.legends[0].get_texts()]

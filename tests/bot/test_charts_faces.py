@@ -57,8 +57,7 @@ def test_charts_are_the_engines_for_the_cards_request_and_drawn_once() -> None:
     req = bot_charts.request_of(reply)
     assert recommend(req) == reply.recommendation  # the card's own answer
     drawn = bot_charts.charts_of(reply)
-    assert [i.png for i in drawn.images] == [i.png for i in render(
-        req, lang="fr", assumed=bot_charts.assumed_of(reply))]
+    assert [i.png for i in drawn.images] == [i.png for i in render(req, lang="fr")]
     assert bot_charts.charts_of(reply) is drawn  # kept: not drawn again
     assert bot_charts.charts_of(reply, "en") is not drawn  # another language, other labels
     names = [name for name, _ in drawn.files()]

@@ -52,7 +52,8 @@ def test_slash_command_to_card_through_the_thread(bot: BotServer, fake: FakeSlac
     card = click_to_card([bot], user=REP, user_team=INTERNAL_TEAM, channel=SALES, ts=q_ts,
                          root=root_ts)
     assert_valid(card)
-    assert verdict_of(card) == "single_node"
+    # one node: 4-bit weights when the 20 tok/s per user clicked needs them
+    assert verdict_of(card) in ("single_node", "single_node_int4")
     # only the root and the question were ever posted in the channel: the rest were updates
     assert len(fake.calls("chat.postMessage")) == 2
 

@@ -16,12 +16,12 @@ def _converse(*lines: str) -> list[Reply]:
 
 
 def test_a_refused_gpu_is_no_alternative() -> None:
-    said = _converse("llama 3.1 70b inference, 64 users, 8k, 20 tok/s per user")[-1]
+    said = _converse("llama 3.1 70b inference, 32 users, 8k, 20 tok/s per user")[-1]
     assert said.recommendation is not None
     offered = sorted(a.gpu for a in said.recommendation.alternatives if a.kind == "gpu")
     assert offered, "the card offers other GPUs"
     name = catalog().gpus[offered[0]].name.removeprefix("NVIDIA ")  # as a person names it
-    again = _converse(f"llama 3.1 70b inference, 64 users, 8k, 20 tok/s per user, "
+    again = _converse(f"llama 3.1 70b inference, 32 users, 8k, 20 tok/s per user, "
                       f"not on {name}")[-1]
     assert again.recommendation is not None
     assert offered[0] not in {a.gpu for a in again.recommendation.alternatives}

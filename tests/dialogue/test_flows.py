@@ -88,7 +88,9 @@ def test_the_request_names_answers_as_the_engine_cli_does_with_their_sources() -
     assert r.request == {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 50,
                          "context": 8192, "per_user_tokens_per_s": 20.0,
                          "gpu": "rtx-pro-6000-server", "gpus_per_node": 8,
-                         "interconnect": "ib-200"}
+                         "interconnect": "ib-200",
+                         # a speed the bot assumed: a preference, never a requirement
+                         "assumed": ["per_user_tokens_per_s"]}
     assert r.sources["workload"] == "confirmed" and r.sources["concurrency"] == "said"
     assert r.sources["per_user_tokens_per_s"] == "assumed"  # shown, one click to change
     assert {a.slot: a.source for a in r.answers}["per_user_tokens_per_s"] == "assumed"
@@ -327,6 +329,10 @@ def test_a_format_the_gpu_cannot_run_is_asked_again_before_anything_is_sized() -
     assert r.text.id == "dialogue.question.was_format"
     assert "nvfp4" not in [c.value for c in r.choices]  # no FP4 tensor cores on L40S
     r = click(d, "k", r, "fp8")
+    # one L40S node in FP8 serves each user below what chat needs; 4-bit weights would not:
+    # asked, and refused
+    assert r.asking == "int4"
+    r = click(d, "k", r, "no")
     assert r.kind == "result" and r.recommendation is not None
     assert (r.recommendation.gpu, r.recommendation.precision) == ("l40s", "fp8")
 

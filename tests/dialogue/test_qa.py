@@ -339,50 +339,38 @@ def test_the_int4_question_says_what_it_decides() -> None:
     assert r.asking == "interconnect"
 
 
-def test_the_int4_tradeoff_on_the_same_hardware_is_each_users_speed() -> None:
-    """One user of a 405B at 128k: one node either way, 4-bit weights meeting the assumed
-    20 tok/s per user and FP8 not. It said 'one node; keeping FP8, one node', which trades
-    nothing; and a BF16 request was told 'keeping FP8'."""
+def test_an_assumed_speed_never_moves_the_answer_to_4_bit_weights() -> None:
+    """One user of a 405B at 128k: FP8 on one node serves below the 20 tok/s per user the
+    bot assumed, 4-bit weights meet it on the same node. An assumed speed is a preference:
+    the answer stays FP8, nothing is asked, and the card shows the knee (what 20 tok/s
+    would take) with that answer among the alternatives."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 405b inference, 1 user, 128k context")
-    assert r.asking == "int4"
-    trade = r.notices[-1].text
-    four, kept = trade.params["int4"], trade.params["fp8"]
-    assert four.id == kept.id == "dialogue.shape.at_speed"  # type: ignore[union-attr]
-    assert four.params["rate"] > 20 > kept.params["rate"]  # type: ignore[union-attr,operator]
-    assert trade.params["kept"].id == "precision.fp8"  # type: ignore[union-attr]
+    rec = r.recommendation
+    assert r.kind == "result" and rec is not None and rec.precision == "fp8"
+    assert rec.knee is not None and rec.knee.assumed_tokens_per_s == 20
+    assert rec.knee.tokens_per_s < 20 and rec.caveats[0].id == "caveat.knee"
+    (faster,) = [a for a in rec.alternatives if a.label.id == "alternative.speed"]
+    assert faster.precision == "nvfp4" and (faster.numbers.per_user_tokens_per_s or 0) >= 20
+    # in BF16 the weights alone break one node's headroom: 4-bit weights decide the nodes,
+    # and the question says what it would keep
     r = d.start("k2", "llama 3.1 405b inference, 1 user, 128k context, in bf16")
     assert r.asking == "int4"
     assert r.notices[-1].text.params["kept"].id == "precision.bf16"  # type: ignore[union-attr]
     assert r.text.params["precision"].id == "precision.bf16"  # type: ignore[union-attr]
 
 
-def test_the_int4_tradeoff_on_the_same_hardware_says_the_first_token_when_bounded() -> None:
-    """A 1 s first-token bound that FP8 misses on the same node: each side says its first
-    token (4-bit weights serve each user more slowly here, which alone read as a loss)."""
+def test_the_int4_tradeoff_says_what_the_first_token_bound_costs_in_fp8() -> None:
+    """A 1 s first-token bound, stated: 4-bit weights meet it on one node, FP8 takes copies
+    over two. The question says both sides' hardware before anything is sized."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b inférence 8 utilisateurs 8k, premier jeton en moins de "
                      "1 seconde")
     assert r.asking == "int4"
     trade = r.notices[-1].text
     four, kept = trade.params["int4"], trade.params["fp8"]
-    assert four.id == kept.id == "dialogue.shape.at_speed_ttft"  # type: ignore[union-attr]
-    assert four.params["s"] <= 1 < kept.params["s"]  # type: ignore[union-attr,operator]
-
-
-def test_the_int4_tradeoff_says_what_the_cheaper_side_misses() -> None:
-    """FP8 on 2 nodes against 4-bit weights on 25: the fewer nodes miss the 3 s first token
-    asked, so each side says what each user sees, or the trade reads as 4-bit costing more
-    for nothing."""
-    d = Dialogue(MemoryStore())
-    r = d.start("k", "Mixtral 8x22B en inférence, une centaine d'utilisateurs simultanés, "
-                     "contexte 32 000 jetons, pas plus de 3 s pour le premier jeton")
-    assert r.asking == "int4" and r.request["ttft_s"] == 3.0
-    trade = r.notices[-1].text
-    four, kept = trade.params["int4"], trade.params["fp8"]
-    assert four.id == kept.id == "dialogue.shape.at_speed_ttft"  # type: ignore[union-attr]
-    assert four.params["s"] <= 3 < kept.params["s"]  # type: ignore[union-attr,operator]
-    assert four.params["shape"] != kept.params["shape"]  # type: ignore[union-attr]
+    assert four.id == "dialogue.shape.node"  # type: ignore[union-attr]
+    assert kept.params["nodes"] > 1  # type: ignore[union-attr,operator]
 
 
 def test_the_int4_tradeoff_names_each_sides_node_size() -> None:
@@ -495,12 +483,11 @@ def test_numbers_spelled_out_at_the_question(said: str, value: int) -> None:
 
 
 def test_the_int4_question_never_gives_a_reason_step_1_did_not() -> None:
-    """2,000 users of an 8B model fit one node in FP8 (22 % free) but miss the per-user
-    speed: the INT4 question said the model 'does not fit one node in FP8 with the headroom
-    it needs'. It now points at step 1's own reason, in both languages."""
+    """128 users of a 70B fit one node in FP8 but each sees less than chat needs; 4-bit
+    weights on the same node serve them usably: the INT4 question points at step 1's own
+    reason (the speed), never 'does not fit one node with the headroom it needs'."""
     d = Dialogue(MemoryStore())
-    r = d.start("k", "We need to run inference for 2000 concurrent requests with llama 3.1 8b "
-                     "at 2k context")
+    r = d.start("k", "llama 3.1 70b inference 128 users 8k context")
     assert r.asking == "int4"
     assert r.steps and r.steps[0].because.id != "evidence.miss"  # memory fits; speed does not
     for lang in ("en", "fr"):
@@ -524,18 +511,19 @@ def test_a_bound_the_engine_refuses_is_said_in_the_conversations_words() -> None
     assert "Requêtes simultanées" in fr and "100\u202f000" in fr and "Input" not in fr
 
 
-def test_the_servers_they_have_are_set_beside_the_answer() -> None:
-    """'we have 2 servers with 4x L40S each' read the GPU and its count and left '2 servers'
-    unused: the card said 6 nodes without a word about the 2 they have."""
+def test_the_servers_they_have_are_answered_first() -> None:
+    """'we have 2 servers with 4x L40S each': the card says first what those two servers
+    do with the load (the engine sizes them: ``nodes_owned``), then what the whole load
+    takes and how many more nodes that is."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b inference 32 users 8k, we have 2 servers with 4x L40S each")
     rec = r.recommendation
-    assert r.kind == "result" and rec is not None and rec.nodes > 2
-    (owned,) = [n for n in r.notices if n.text.id == "dialogue.notice.owned_short"]
-    assert owned.kind == "warning"
-    assert (owned.text.params["owned"], owned.text.params["nodes"]) == (2, rec.nodes)
-    assert owned.text.params["more"] == rec.nodes - 2
-    assert "nodes_owned" not in r.request  # compared, never sized
+    assert r.kind == "result" and rec is not None and rec.owned is not None
+    assert (rec.owned.nodes, rec.owned.gpus_per_node, rec.owned.gpu) == (2, 4, "l40s")
+    assert rec.headline.id.startswith("headline.owned")
+    assert rec.headline.params["owned"] == rec.owned.said
+    assert r.request["nodes_owned"] == 2
+    assert not [n for n in r.notices if n.text.id.startswith("dialogue.notice.owned")]
     assert [v.shown.params for v in r.answers if v.slot == "nodes_owned"] == [{"n": 2}]
 
 

@@ -257,9 +257,9 @@ def test_audit_stream_recent_list_and_meta(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     assert client.xlen("gpusizing:audit") == 1
     record = store.audit_log()[0]
-    assert record["kind"] == "sizing" and record["verdict"] == "single_node"
+    assert record["kind"] == "sizing" and record["verdict"] == r.recommendation.verdict
     assert record["inputs"]["concurrency"] == 64 and record["numbers"]["vram_total_gb"] > 0
-    assert d.recent("U1")[0]["verdict"] == "single_node"
+    assert d.recent("U1")[0]["verdict"] == r.recommendation.verdict
     quote = d.record_quote(KEY, "U2", "please quote")
     assert store.audit_log()[0]["requester"] == "U2" and quote["id"]
     conv = d.load(KEY)

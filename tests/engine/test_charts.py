@@ -94,18 +94,18 @@ def test_the_load_curve_draws_the_engines_serving_figures(req: SizingRequest) ->
     # the operating point is the answer's numbers, on the curve
     (px,), (py,) = _xy(_line(fig, "point", 0))
     (_, ), (pt,) = _xy(_line(fig, "point", 1))
-    assert round(py, 1) == rec.numbers.per_user_tokens_per_s
+    assert float(f"{py:.3g}") == rec.numbers.per_user_tokens_per_s
     assert round(pt, 3) == rec.numbers.ttft_s
     assert px in xs and ys[xs.index(px)] == py
     # the runner-up layout passes through its own numbers at the sized load
     runner = next(a for a in rec.alternatives if a.kind == "layout")
     rx, ry = _xy(_line(fig, "layout", 0))
-    assert round(ry[rx.index(px)], 1) == runner.numbers.per_user_tokens_per_s
+    assert float(f"{ry[rx.index(px)]:.3g}") == runner.numbers.per_user_tokens_per_s
     assert rx[-1] == runner.numbers.max_concurrency
     # the best other GPU: its own answer's per-user speed is on its curve
     other = next(a for a in rec.alternatives if a.kind == "gpu")
     _, gy = _xy(_line(fig, "gpu", 0))
-    assert other.numbers.per_user_tokens_per_s in {round(v, 1) for v in gy}
+    assert other.numbers.per_user_tokens_per_s in {float(f"{v:.3g}") for v in gy}
     assert speed.get_xscale() == "log" and ttft.get_xscale() == "log"
 
 

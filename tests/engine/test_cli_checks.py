@@ -61,11 +61,12 @@ def test_an_unknown_model_says_where_the_ids_are_listed() -> None:
 
 
 @pytest.mark.parametrize(("args", "flag", "lang", "words"), [
-    (["--deadline-days", "3"], "--deadline-days", "en", "only to training"),
+    (["--deadline-days", "3"], "--deadline-days", "en", "batch of --documents"),
     (["--train-tokens", "1e9"], "--train-tokens", "fr", "qu'à l'entraînement"),
     (["--workload", "lora", "--ttft-s", "1"], "--ttft-s", "en", "only to inference"),
     (["--workload", "full-finetune", "--concurrency", "64"], "--concurrency", "fr",
      "qu'à l'inférence"),
+    (["--workload", "lora", "--documents", "1e6"], "--documents", "en", "only to inference"),
 ])
 def test_a_flag_the_workload_does_not_read_is_refused(args: list[str], flag: str, lang: str,
                                                       words: str) -> None:
@@ -118,3 +119,9 @@ def test_scaling_checks_names_as_recommend_does() -> None:
     gpu = run("scaling", "--gpu", "h100")
     assert link.returncode == gpu.returncode == 2
     assert "ib-200" in link.stderr and "h100-pcie" in gpu.stderr and "h100-sxm" in gpu.stderr
+
+
+def test_a_deadline_on_a_batch_of_documents_is_taken() -> None:
+    p = run("recommend", "--model", "llama-3.1-8b", "--documents", "1e6", "--deadline-days", "7",
+            "--no-alternatives", "--json")
+    assert p.returncode == 0, p.stderr

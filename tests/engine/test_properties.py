@@ -109,10 +109,12 @@ def _finite(value: object) -> bool:
 def requests(draw: st.DrawFn) -> SizingRequest:
     """Any request a person could make: a catalog model, a context it takes, any load."""
     model = draw(st.sampled_from(MODELS))
+    workload = draw(st.sampled_from(["inference", "lora", "qlora", "full-finetune",
+                                     "pretrain"]))
+    batch = workload == "inference" and draw(st.booleans())
     return SizingRequest(
         model=model,
-        workload=draw(st.sampled_from(["inference", "lora", "qlora", "full-finetune",
-                                       "pretrain"])),
+        workload=workload,
         precision=draw(st.sampled_from(["bf16", "fp8", "int4"])),
         allow_int4=draw(st.booleans()),
         concurrency=draw(st.integers(1, 2048)),
@@ -123,7 +125,9 @@ def requests(draw: st.DrawFn) -> SizingRequest:
         gpus_per_node=draw(st.sampled_from([1, 2, 4, 8])),
         interconnect=draw(st.sampled_from(INTER)),
         train_tokens=draw(st.none() | st.floats(1e6, 2e13)),
-        deadline_days=draw(st.none() | st.floats(0.5, 365)),
+        deadline_days=draw(st.none() | st.floats(0.5, 365))
+        if workload != "inference" or batch else None,
+        documents=draw(st.floats(1, 1e9)) if batch else None,
     )
 
 
