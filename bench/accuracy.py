@@ -18,7 +18,17 @@ aiconfigurator, training against published runs.
    aiconfigurator's in-flight TPOT: the per-token figure the engine reported before issue #9,
    which in-flight batching makes too fast.
 
-3. Training: GPU-hours of the engine's pretraining answer over the published GPU-hours
+3. End to end, per point: TensorRT-LLM's published trtllm-bench maxima
+   (engine/data/measured/trtllm_bench.toml: total output tokens/s of a run on N GPUs) against
+   the engine's most output tokens/s on the same N GPUs. Measured: the best use of the N GPUs
+   the table shows (the run itself, or copies of a run on fewer of them); engine: the best
+   layout of them, or copies of a smaller one, at the best concurrency memory holds
+   (bench/reference_points.py ``Engine.max_throughput``); then per GPU, per precision and
+   overall: points, median ratio, share inside 0.67-1.5x. The primary table (the
+   overview's version with the RTX PRO 6000 tables at 1-8 GPUs) is the acceptance set; the
+   newest version's points (gpt-oss, DeepSeek-R1, attention-DP layouts) are printed apart.
+
+4. Training: GPU-hours of the engine's pretraining answer over the published GPU-hours
    (engine/data/measured/training_runs.toml), with the band 0.8-1.25x.
 
 How the tables were made and what they mean: docs/calibration.md. Run:
@@ -41,6 +51,7 @@ from bench.reference_points import (
     BAND,
     TRAIN_BAND,
     Engine,
+    end_to_end_rows,
     inference_rows,
     load,
     training_rows,
@@ -114,6 +125,49 @@ def serving_table(rows: list[dict[str, Any]]) -> None:
           "aiconfigurator's in-flight TPOT, in band (the per-token figure before issue #9)")
 
 
+def _summary(label: str, groups: dict[str, list[dict[str, Any]]]) -> None:
+    print(f"{label:<22} {'points':>6} {'median':>7} {'min':>6} {'max':>6} {'in band':>12}")
+    for key, rs in sorted(groups.items()):
+        ratios = [r["ratio"] for r in rs]
+        ok = sum(inside(x, BAND) for x in ratios)
+        print(f"{key:<22} {len(rs):>6} {statistics.median(ratios):>7.2f} {min(ratios):>6.2f} "
+              f"{max(ratios):>6.2f} {ok:>4}/{len(rs):<3} {ok / len(rs):>4.0%}")
+
+
+def end_to_end_table(rows: list[dict[str, Any]]) -> None:
+    meta = load("trtllm_bench.toml")["meta"]
+    for table in meta["tables"]:
+        rs = [r for r in rows if r["table"] == table]
+        if not rs:
+            continue
+        primary = " (the acceptance set)" if table == meta["primary"] else ""
+        print(f"\nEnd to end: engine's most output tokens/s on the same GPUs / TensorRT-LLM "
+              f"trtllm-bench, table '{table}'{primary}")
+        print(f"{'point':<62} {'measured':>9} {'engine':>9} {'ratio':>6}  {'engine layout':<16} "
+              f"{'conc':>5} {'same':>5}  measured as")
+        for r in rs:
+            flag = "" if inside(r["ratio"], BAND) else "  *"
+            print(f"{r['id'].split('/', 1)[1]:<62} {r['measured']:>9.0f} {r['engine']:>9.0f} "
+                  f"{r['ratio']:>6.2f}  {r['layout']:<16} {r['concurrency']:>5} "
+                  f"{r['at_layout']:>5.2f}  {r['published']}{flag}")
+        by_gpu: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_prec: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in rs:
+            by_gpu[r["gpu"]].append(r)
+            by_prec[r["precision"]].append(r)
+            by_model[r["model"]].append(r)
+        _summary("GPU", by_gpu)
+        _summary("precision", by_prec)
+        _summary("model", by_model)
+        _summary("all", {"all": rs})
+        print("* outside 0.67-1.5x. measured: the best use of the run's GPUs in the table (the "
+              "run, or copies of a run on fewer GPUs: '8 x TP1'); engine: the best layout of "
+              "the same GPUs at the best concurrency (powers of two, what memory holds), FP8 KV "
+              "cache; same: the engine at the run's own layout over the run (0: attention DP, not "
+              "modelled)")
+
+
 def training_table(rows: list[dict[str, Any]]) -> None:
     print(f"\nTraining: engine GPU-hours / published GPU-hours (band {TRAIN_BAND[0]}-"
           f"{TRAIN_BAND[1]}x; engine/data/measured/training_runs.toml)")
@@ -134,6 +188,7 @@ def main() -> None:
     kv_table()
     eng = Engine()
     serving_table(inference_rows(eng))
+    end_to_end_table(end_to_end_rows(eng))
     training_table(training_rows(eng))
 
 

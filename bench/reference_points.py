@@ -35,7 +35,13 @@ from engine.catalog import Catalog, catalog  # noqa: E402
 from engine.catalog.calibration import calibration  # noqa: E402
 from engine.decision import recommend  # noqa: E402
 from engine.physics.comm import Fabric, InNode  # noqa: E402
-from engine.physics.inference import Shape, plan_inference, step_model  # noqa: E402
+from engine.physics.inference import (  # noqa: E402
+    InferencePlan,
+    Shape,
+    best_inference,
+    plan_inference,
+    step_model,
+)
 from engine.physics.kernels import kernels  # noqa: E402
 from engine.physics.params import count_params  # noqa: E402
 from engine.physics.serving import Serving, serve  # noqa: E402
@@ -46,6 +52,9 @@ BAND = (0.67, 1.5)
 TRAIN_BAND = (0.8, 1.25)
 # aiconfigurator precision names -> the engine's (DeepSeek's 128x128 block-scaled FP8 is FP8)
 PRECISION = {"fp8": "fp8", "bf16": "bf16", "fp8_block": "fp8", "nvfp4": "nvfp4"}
+#: The end-to-end search: concurrency from 1 to this (powers of two) or what memory holds.
+MAX_CONCURRENCY = 16384
+KV_PRECISION = "fp8"
 
 
 def load(name: str) -> dict[str, Any]:
@@ -53,14 +62,54 @@ def load(name: str) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+def _next(concurrency: int, most: int) -> int:
+    """The next load a search for the most tokens/s weighs: twice this one, or the most
+    memory holds when that comes first."""
+    return concurrency * 2 if concurrency * 2 <= most or concurrency >= most else most
+
+
 class Engine:
     """The engine's serving and training answers on one catalog (default: the packaged)."""
 
     def __init__(self, cat: Catalog | None = None) -> None:
         self.cat = cat or catalog()
+        #: aiconfigurator's scheduling at its reference points: one prompt per prefill step
+        #: (its default ctx_tokens = isl) and no host time per step (its TensorRT-LLM
+        #: backend prices kernels only), so the two are compared like for like
+        self.one_prompt = self.cat.policy.model_copy(
+            update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0})
 
     def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
-        """(one copy's serving figures, node tokens/s, fits) at the point's layout."""
+        """(one copy's serving figures, node tokens/s, fits) at the point's layout, one
+        prompt per prefill step as aiconfigurator schedules them."""
+        cat = self.cat
+        m = cat.model(p["model"])
+        pc = count_params(m)
+        gpu = cat.gpus[p["gpu"]]
+        part = cat.gpus[gpu.calibration]
+        k = kernels(gpu, part, calibration(), self.one_prompt)
+        intra = cat.links[gpu.in_node_link]
+        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
+        shape = Shape(context=p["context"], isl=p["isl"], osl=p["osl"])
+        prec = PRECISION[p["precision"]]
+        plan = plan_inference(m, pc, k, fabric, self.one_prompt, precision=prec,  # type: ignore[arg-type]
+                              kv_precision=p["kv_precision"], concurrency=p["concurrency"],
+                              shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
+                              pp=p["pp"], dp=p["dp"])
+        if plan.serving is not None:
+            return plan.serving, plan.tokens_per_s, True
+        # aiconfigurator sized it with less reserve: time it anyway, say it does not fit
+        sm = step_model(m, pc, k, fabric, self.one_prompt, precision=prec,  # type: ignore[arg-type]
+                        kv_precision=p["kv_precision"], tp=p["tp"], pp=p["pp"],
+                        spans_nodes=False, gpus_per_node=p["gpus"])
+        s = serve(sm, self.one_prompt, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
+        return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
+
+    def max_throughput(self, p: dict[str, Any]) -> InferencePlan | None:
+        """The engine's most output tokens/s on the point's GPUs: the best layout of its
+        ``gpus`` GPUs (TP x PP, or copies of a smaller layout) at each concurrency from 1
+        up to what memory holds (powers of two), KV cache in FP8 (the checkpoints the runs
+        use; engine/data/measured/trtllm_bench.toml ``kv_cache``); None if nothing fits."""
         cat = self.cat
         m = cat.model(p["model"])
         pc = count_params(m)
@@ -69,20 +118,46 @@ class Engine:
         k = kernels(gpu, part, calibration(), cat.policy)
         intra = cat.links[gpu.in_node_link]
         fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
-        shape = Shape(context=p["context"], isl=p["isl"], osl=p["osl"])
-        prec = PRECISION[p["precision"]]
-        plan = plan_inference(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
-                              kv_precision=p["kv_precision"], concurrency=p["concurrency"],
-                              shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
-                              pp=p["pp"], dp=p["dp"])
-        if plan.serving is not None:
-            return plan.serving, plan.tokens_per_s, True
-        # aiconfigurator sized it with less reserve: time it anyway, say it does not fit
-        sm = step_model(m, pc, k, fabric, cat.policy, precision=prec,  # type: ignore[arg-type]
-                        kv_precision=p["kv_precision"], tp=p["tp"], pp=p["pp"],
-                        spans_nodes=False, gpus_per_node=p["gpus"])
-        s = serve(sm, cat.policy, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
-        return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
+        shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
+        best: InferencePlan | None = None
+        concurrency = 1
+        while concurrency <= MAX_CONCURRENCY:
+            plan, plans = best_inference(m, pc, k, fabric, cat.policy,
+                                     precision=p["precision"], kv_precision=KV_PRECISION,
+                                     concurrency=concurrency, shape=shape, nodes=1,
+                                     gpus_per_node=p["gpus"])
+            if plan is None:  # the load no longer fits the GPUs' memory
+                break
+            if best is None or plan.tokens_per_s > best.tokens_per_s:
+                best = plan
+            concurrency = _next(concurrency, max(q.max_concurrency for q in plans if q.fits))
+        return best
+
+    def at_layout(self, p: dict[str, Any]) -> float:
+        """The engine's most output tokens/s at the point's own TP x PP layout over
+        concurrency (0 for an attention-DP layout, which the engine does not model)."""
+        if p["ep"] > 1:
+            return 0.0
+        cat = self.cat
+        m = cat.model(p["model"])
+        pc = count_params(m)
+        gpu = cat.gpus[p["gpu"]]
+        part = cat.gpus[gpu.calibration]
+        k = kernels(gpu, part, calibration(), cat.policy)
+        intra = cat.links[gpu.in_node_link]
+        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
+        shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
+        best, concurrency = 0.0, 1
+        while concurrency <= MAX_CONCURRENCY:
+            plan = plan_inference(m, pc, k, fabric, cat.policy, precision=p["precision"],
+                                  kv_precision=KV_PRECISION, concurrency=concurrency,
+                                  shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
+                                  pp=p["pp"], dp=1)
+            if not plan.fits:
+                break
+            best = max(best, plan.tokens_per_s)
+            concurrency = _next(concurrency, plan.max_concurrency)
+        return best
 
     def gpu_hours(self, run: dict[str, Any]) -> float:
         """GPU-hours of the engine's pretraining answer for the run's tokens on its GPU."""
@@ -108,6 +183,56 @@ def inference_rows(eng: Engine) -> list[dict[str, Any]]:
             "ttft_ratio": s.ttft_s * 1e3 / p["ttft_ms"],
             "aic_tpot": p["tpot_ms"], "tpot": s.tpot_s * 1e3,
             "aic_ttft": p["ttft_ms"], "ttft": s.ttft_s * 1e3,
+        })
+    return rows
+
+
+def _layout(p: dict[str, Any]) -> str:
+    """A published layout as the doc writes it: 'TP4,PP2', 'DEP4'."""
+    head = f"DEP{p['ep']}" if p["ep"] > 1 else f"TP{p['tp']}"
+    return head + (f",PP{p['pp']}" if p["pp"] > 1 else "")
+
+
+def best_measured(p: dict[str, Any], points: list[dict[str, Any]]) -> tuple[float, str]:
+    """The best measured use of ``p``'s GPUs: its own run, or copies of a run of the same
+    model, GPU, format and request shape on a divisor of its GPU count (8 GPUs serve 8
+    copies of a 1-GPU run); (total output tokens/s, how: '4 x TP2')."""
+    n = p["gpus"]
+    best, how = p["output_tokens_per_s"], _layout(p)
+    for q in points:
+        if (q["table"], q["model"], q["gpu"], q["precision"], q["isl"], q["osl"]) != (
+                p["table"], p["model"], p["gpu"], p["precision"], p["isl"], p["osl"]):
+            continue
+        if n % q["gpus"] or q["gpus"] >= n:
+            continue
+        copies = n // q["gpus"]
+        if q["output_tokens_per_s"] * copies > best:
+            best, how = q["output_tokens_per_s"] * copies, f"{copies} x {_layout(q)}"
+    return best, how
+
+
+def end_to_end_rows(eng: Engine, table: str | None = None) -> list[dict[str, Any]]:
+    """One row per measured trtllm-bench point (engine/data/measured/trtllm_bench.toml, the
+    ``table`` named, default every one): the best measured use of its GPUs
+    (:func:`best_measured`), the engine's most on the same GPUs, and the layout and
+    concurrency that give it."""
+    points = load("trtllm_bench.toml")["point"]
+    rows = []
+    for p in points:
+        if table is not None and p["table"] != table:
+            continue
+        measured, how = best_measured(p, points)
+        best = eng.max_throughput(p)
+        tps = best.tokens_per_s if best is not None else 0.0
+        rows.append({
+            "id": p["id"], "table": p["table"], "model": p["model"], "gpu": p["gpu"],
+            "precision": p["precision"], "gpus": p["gpus"], "isl": p["isl"], "osl": p["osl"],
+            "measured": measured, "run": p["output_tokens_per_s"], "engine": tps,
+            "ratio": tps / measured,
+            "at_layout": eng.at_layout(p) / p["output_tokens_per_s"],
+            "layout": best.label if best is not None else "does not fit",
+            "concurrency": best.concurrency if best is not None else 0,
+            "published": how,
         })
     return rows
 

@@ -222,6 +222,8 @@ class Policy(_Entry):
     ttft_queue_base: float = Field(ge=1)
     ttft_queue_slope: float = Field(ge=0)
     ttft_queue_max: float = Field(ge=1)
+    prefill_token_budget: int = Field(ge=0, description="prompt tokens a serving step holds")
+    step_us_per_sequence: float = Field(ge=0, description="a serving runtime's host time")
     comfortable_tokens_per_s: float = Field(gt=0)
     output_share: float = Field(gt=0, lt=1)
     nics_per_node: int = Field(ge=1)

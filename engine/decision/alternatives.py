@@ -32,6 +32,7 @@ from engine.decision.facts import Facts
 from engine.decision.int4 import FOUR_BIT, four_bit
 from engine.decision.trap import final
 from engine.errors import UnsizableRequest
+from engine.physics.inference import Bounds
 from engine.physics.memory import kv_cache_bytes, weights_bytes
 from engine.result import Alternative, Numbers, Recommendation, Verdict, verdict_name
 from engine.wording import Message, msg
@@ -74,9 +75,10 @@ def _option(facts: Facts, kind: Kind, label: Message) -> tuple[tuple[int, int], 
     summary says so: it answers a looser question than the one asked."""
     decided_on, step, d = final(facts)
     said = summary(d.verdict, d.total_nodes, d.numbers, decided_on.gpn)
-    if _unreachable(facts, decided_on):
+    dropped = _unreachable(facts, decided_on)
+    if dropped.any:
         said = msg("alternative.bounds_unmet", summary=said,
-                   bounds=msg("target.all", parts=bound_parts(facts.asked_bounds)))
+                   bounds=msg("target.all", parts=bound_parts(dropped)))
     alt = Alternative.of(kind=kind, label=label, verdict=d.verdict, gpu=decided_on.gpu.id,
                       nodes=d.total_nodes, precision=d.precision, layout=d.layout,
                       summary=said, numbers=d.numbers)
@@ -84,10 +86,15 @@ def _option(facts: Facts, kind: Kind, label: Message) -> tuple[tuple[int, int], 
     return (step, gpus), alt
 
 
-def _unreachable(facts: Facts, decided_on: Facts) -> bool:
-    """Whether the request's per-user bounds were dropped for ``decided_on`` (no number of
-    copies meets them there: engine/decision/facts.py ``_reachable``)."""
-    return facts.asked_bounds.any and not decided_on.bounds.any
+def _unreachable(facts: Facts, decided_on: Facts) -> Bounds:
+    """The stated targets ``decided_on`` was sized without (no number of copies meets them
+    there: engine/decision/facts.py ``_reachable``); empty when it holds every one."""
+    stated, held = facts.load.bounds, decided_on.bounds
+    return Bounds(
+        tokens_per_s=stated.tokens_per_s if stated.tokens_per_s is not None
+        and (held.tokens_per_s or 0.0) < stated.tokens_per_s else None,
+        ttft_s=stated.ttft_s if stated.ttft_s is not None
+        and (held.ttft_s is None or held.ttft_s > stated.ttft_s) else None)
 
 
 def _memory_ranker(facts: Facts) -> Callable[[GPUSpec], tuple[int, float]]:

@@ -108,9 +108,8 @@ class Facts(Searches):
             else self.bounds.ttft_s)
         if kept == self.bounds:
             return None
-        if kept != bounds:
-            out = replace(out, bounds=kept, _settled=(kept, out._settled[1] if out._settled
-                                                      else ()), _served={})
+        if kept != bounds:  # other GPUs weigh the whole of ``bounds`` again (``other``)
+            out = replace(out, bounds=kept, _served={})
         return out
 
     @property

@@ -99,9 +99,8 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
             extra.append(_option(label, frec))
     caveats = list(chosen.caveats)
     knee: Knee | None = None
-    if preferring is not None:
-        speed = preferring.bounds.tokens_per_s
-        assert speed is not None  # a preference is a per-user speed
+    speed = preferring.bounds.tokens_per_s if preferring is not None else None
+    if speed is not None:  # the speed the bot assumed, and what it would take
         knee, said = _knee(facts, chosen, prec, speed)
         caveats.insert(0, said)
         extra.append(_option(msg("alternative.speed", per_user=speed), prec))

@@ -7,7 +7,7 @@ engine should do with them"), from engine/data/calibration.toml:
   compute floor ``flops / (prefill_mfu(m, size) x peak)``: the larger wins (m = tokens in
   the step). Prefill GEMMs are the compute floor.
 * decode attention: the measured latency of one layer by units (batch x KV heads of 128
-  dims) and KV length;
+  dims) and KV length (past the units measured, read at the same bytes);
 * prefill attention: causal FLOPs / (mfu(prompt, q heads per GPU) x peak);
 * MoE: ``max(fixed + touched expert bytes / (bw_share x BW), flops / (mfu(width, tokens per
   expert) x peak))``;
@@ -99,8 +99,18 @@ class Attention:
     prefill_mfu: Grid  # share of peak by (q heads per GPU, prompt tokens)
     peak: float
     source: str
+    units_max: float = 128.0  # the most units measured
 
     def decode_time(self, units: float, kv_len: float) -> float:
+        """One layer's decode attention over ``units`` x ``kv_len`` cached tokens.
+
+        Past the most units measured, the kernel is read at the same bytes, as fewer units
+        over a longer cache: it splits both across the GPU's SMs (flash-decoding), so its
+        efficiency follows the bytes it reads, not how they are cut. Extending in units at
+        the last row's efficiency instead would keep a large batch of short sequences at
+        the bandwidth of 128 short ones (a third of the DRAM's on H200)."""
+        if units > self.units_max:
+            kv_len, units = kv_len * units / self.units_max, self.units_max
         t = self.decode(max(units, 1.0), max(kv_len, 1.0))
         if self.bw_scale == 1.0:
             return t
@@ -202,7 +212,8 @@ class Kernels:
         return Attention(decode=grid, floor=floor,
                          bw_scale=scale * self.part.mem_bw_gbs / self.gpu.mem_bw_gbs,
                          prefill_mfu=Grid(pre.heads, pre.isl, pre.mfu),
-                         peak=peak_flops(self.gpu, rate), source=row.source)
+                         peak=peak_flops(self.gpu, rate), source=row.source,
+                         units_max=float(row.units[-1]))
 
     def moe(self, precision: Precision) -> MoE:
         key = (kernel_dtype(self.gpu, precision), compute_dtype(self.gpu, precision))

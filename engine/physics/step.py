@@ -8,7 +8,9 @@ measured kernel by units of cached KV and length; prefill: causal FLOPs at the m
 MFU); the routed experts of an MoE layer; the element-wise ops; and two tensor-parallel
 all-reduces of the step's activations (Megatron's f/g,
 docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. The output
-head runs once per step in BF16. Pipeline stages pass activations point to point.
+head runs once per step in BF16. Pipeline stages pass activations point to point; a
+pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
+(:meth:`StepModel.mixed`: a prompt is never split between them).
 
 Every quantity that depends only on the model and the layout is computed once when the
 :class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; the
@@ -149,7 +151,7 @@ class StepModel:
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
         self.served: dict[tuple[float, float, float, int], Any] = {}
-        self._mixed: dict[tuple[float, float, float], float] = {}
+        self._mixed: dict[tuple[float, float, float, float], float] = {}
 
     # -- pieces ------------------------------------------------------------------------
     # One (average) layer over ``t`` tokens. The sums keep the order of the formulas in the
@@ -268,36 +270,53 @@ class StepModel:
             self._decode[key] = t
         return t
 
-    def mixed(self, prompt: float, gen: float, kv_len: float) -> float:
-        """Seconds for one step carrying ``prompt`` prompt tokens (one request's) and one
-        decode token for each of ``gen`` requests already generating (in-flight batching)."""
-        key = (prompt, gen, kv_len)
+    def mixed(self, prompt: float, gen: float, kv_len: float, prompts: float = 1.0) -> float:
+        """Seconds for one step carrying ``prompts`` prompts of ``prompt`` tokens each (or
+        chunks of that much prompt work) and one decode token for each of ``gen`` requests
+        already generating (in-flight batching)."""
+        key = (prompt, gen, kv_len, prompts)
         hit = self._mixed.get(key)
         if hit is None:
-            hit = self._mixed_step(prompt, gen, kv_len)
+            hit = self._mixed_step(prompt, gen, kv_len, prompts)
             if len(self._mixed) < 4096:
                 self._mixed[key] = hit
         return hit
 
-    def _mixed_step(self, prompt: float, gen: float, kv_len: float) -> float:
-        tokens = prompt + gen
-        ew, comm = self._ew_comm(tokens)
-        layer = (self._gemms(tokens) + self._prefill_attn(prompt)
-                 + self._decode_attn(gen, kv_len) + ew + comm)
-        stage = self.layers * layer + self._head(1.0 + gen) + self._p2p(tokens)
-        return self.pp * stage
+    def _micro(self, prompt: float, gen: float, prompts: float) -> tuple[float, float, float]:
+        """(micro-batches, tokens and prompts of the heaviest) of a step on this layout.
 
-    def mixed_floor(self, prompt: float, gen: float) -> float:
+        A pipelined layout splits a step's requests into micro-batches, up to one per
+        stage, as it does a decode step; a prompt is not split, so the heaviest
+        micro-batch carries ``ceil(prompts / mb)`` of them and its share of the decode
+        tokens, and the pipeline moves at its pace (every micro-batch crosses every stage
+        before its next step)."""
+        mb = max(1.0, min(float(self.pp), prompts + gen))
+        heavy = float(math.ceil(prompts / mb - 1e-9)) if prompts else 0.0
+        return mb, heavy * prompt + gen / mb, heavy
+
+    def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float) -> float:
+        """``max(mb, pp)`` stage times of the heaviest micro-batch (:meth:`_micro`)."""
+        mb, tokens, heavy = self._micro(prompt, gen, prompts)
+        seqs = gen / mb
+        ew, comm = self._ew_comm(tokens)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+                 + self._decode_attn(seqs, kv_len) + ew + comm)
+        stage = self.layers * layer + self._head(heavy + seqs) + self._p2p(tokens)
+        return max(mb, float(self.pp)) * stage
+
+    def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0) -> float:
         """A lower bound on :meth:`mixed` (and, with ``gen`` = 0, on :meth:`prefill`): the
         step's GEMMs, prefill attention and all-reduces, without its decode attention,
         element-wise ops, head and sends (each >= 0, so the sum can only be smaller)."""
-        tokens = prompt + gen
-        layer = self._gemms(tokens) + self._prefill_attn(prompt) + self._ew_comm(tokens)[1]
-        return self.pp * (self.layers * layer)
+        mb, tokens, heavy = self._micro(prompt, gen, prompts)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+                 + self._ew_comm(tokens)[1])
+        return max(mb, float(self.pp)) * (self.layers * layer)
 
-    def prefill(self, prompt: float) -> float:
-        """Seconds to prefill one prompt alone (the context step a first token waits for)."""
-        return self.mixed(prompt, 0.0, prompt)
+    def prefill(self, prompt: float, prompts: float = 1.0) -> float:
+        """Seconds to prefill ``prompts`` prompts of ``prompt`` tokens together in one step
+        (the context step a first token waits for)."""
+        return self.mixed(prompt, 0.0, prompt, prompts)
 
     def touch(self, tokens: float) -> float:
         """Share of routed experts a step of ``tokens`` touches (1 for dense models)."""

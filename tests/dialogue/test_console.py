@@ -199,7 +199,7 @@ def test_a_short_training_run_shows_its_gpu_months_not_zero() -> None:
 
 
 def test_the_bar_of_work_sized_on_fewer_gpus_says_on_how_many() -> None:
-    rc, out = _run("llama 3.1 70b inference 64 users 8k no target on h200\n")
+    rc, out = _run("llama 3.1 70b inference 96 users 8k no target on h200\n")
     assert rc == 0
     bar = next(line for line in out.splitlines() if line.startswith("VRAM "))
     fewer = [say(msg("console.bar.gpus", gpus=n, node_gpus=8)) for n in (1, 2, 4)]

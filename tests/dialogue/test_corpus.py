@@ -121,7 +121,8 @@ def assert_safe(reply: Reply, typed: list[str]) -> None:
         assert math.isclose(rec.model.params_b, req["params_b"], rel_tol=0.02)
         assert rec.model.moe == ("active_params_b" in req)
     if rec.precision in FOUR_BIT and rec.precision != rec.model.native_precision:
-        assert req.get("int4") is True and src["int4"] in SURE, (rec.precision, src)
+        named = req.get("precision") == rec.precision and src.get("precision") in SURE
+        assert named or (req.get("int4") is True and src["int4"] in SURE), (rec.precision, src)
     if rec.precision == "nf4":
         assert req["workload"] == "qlora"
 

@@ -252,3 +252,36 @@ def test_training_runs() -> None:
         assert 0.05 < mfu < 0.7
         if "reported_mfu_min" in r:
             assert 0 < r["reported_mfu_min"] <= r["reported_mfu_max"] < 1
+
+
+def test_trtllm_bench_points_are_well_formed() -> None:
+    """Every measured end-to-end point names a catalog model and GPU, a layout whose GPUs
+    add up, a request shape and a positive throughput, and the commit of the doc it is from."""
+    doc = load("trtllm_bench.toml")
+    meta = doc["meta"]
+    models, gpus = catalog_ids("models"), catalog_ids("gpus")
+    points = doc["point"]
+    assert points and meta["primary"] in meta["tables"]
+    ids = [p["id"] for p in points]
+    assert len(ids) == len(set(ids)), "duplicate point ids"
+    for p in points:
+        assert p["table"] in meta["tables"], p["id"]
+        assert p["model"] in models, p["id"]
+        assert p["gpu"] in gpus, p["id"]
+        assert p["precision"] in ("fp8", "nvfp4", "mxfp4"), p["id"]
+        assert p["gpus"] == p["tp"] * p["pp"] * p["attention_dp"], p["id"]
+        assert p["isl"] >= 1 and p["osl"] >= 1, p["id"]
+        assert p["output_tokens_per_s"] > 0, p["id"]
+        per_gpu = p["doc_unit"] == "output tokens/s per GPU"
+        assert p["output_tokens_per_s"] == p["doc_value"] * (p["gpus"] if per_gpu else 1)
+        assert "NVIDIA/TensorRT-LLM" in p["source"] and "commit" in p["source"], p["id"]
+
+
+def test_trtllm_bench_covers_every_gpu_and_format_it_is_judged_on() -> None:
+    """The acceptance set spans the GPUs and formats the issue judges the engine on: H100,
+    H200, B200 and RTX PRO 6000, FP8 and NVFP4, the RTX PRO 6000 at 1, 2, 4 and 8 GPUs."""
+    doc = load("trtllm_bench.toml")
+    primary = [p for p in doc["point"] if p["table"] == doc["meta"]["primary"]]
+    assert {p["gpu"] for p in primary} >= {"h100-sxm", "h200", "b200", "rtx-pro-6000-server"}
+    assert {p["precision"] for p in primary} == {"fp8", "nvfp4"}
+    assert {p["gpus"] for p in primary if p["gpu"] == "rtx-pro-6000-server"} == {1, 2, 4, 8}

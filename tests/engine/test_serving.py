@@ -136,3 +136,59 @@ def test_a_bound_a_cluster_cannot_meet_even_alone_is_dropped_with_the_clusters_f
     assert float(said.params["ttft"]) > 0.05  # type: ignore[arg-type]
     assert float(said.params["per_user"]) > 0  # type: ignore[arg-type]
     assert said.params["hardware"].id == "hardware.nodes"  # type: ignore[union-attr]
+
+
+def _step(model: str, gpu: str, precision: str, tp: int = 1, pp: int = 1):  # type: ignore[no-untyped-def]
+    f = build_facts(SizingRequest(model=model, gpu=gpu), CAT)
+    return f, step_model(f.model, f.params, f.kernels, f.fabric, f.policy,
+                         precision=precision, kv_precision="fp8", tp=tp, pp=pp,  # type: ignore[arg-type]
+                         spans_nodes=False, gpus_per_node=8)
+
+
+def test_short_prompts_under_load_share_a_prefill_step() -> None:
+    """A stack fills each step up to its token budget: 64 prompts of 128 tokens go in one
+    step, so a copy under load serves several times what one prompt per step allows; a
+    prompt longer than the budget still takes a step of its own, as before."""
+    f, sm = _step("llama-3.1-8b", "h100-sxm", "fp8")
+    one_prompt = f.policy.model_copy(update={"prefill_token_budget": 0})
+    batched = serve(sm, f.policy, 1024, 128.0, 128.0)
+    alone = serve(sm, one_prompt, 1024, 128.0, 128.0)
+    assert batched.tokens_per_s > 3 * alone.tokens_per_s
+    assert batched.prefill_s > alone.prefill_s  # the step a first token waits for is fuller
+    long_b, long_a = (serve(sm, p, 32, 12000.0, 500.0) for p in (f.policy, one_prompt))
+    assert long_b.tokens_per_s == pytest.approx(long_a.tokens_per_s)
+
+
+def test_the_runtime_caps_what_one_copy_of_a_small_model_serves() -> None:
+    """The serving runtime's work per sequence per step bounds a copy whatever the GPU: a
+    B200 serves a small model's short answers faster than an H100, but not by its 2.4x
+    bandwidth (TensorRT-LLM's published 128/128 runs: 28k tok/s for Llama 3.1 8B on H100 and
+    on H200)."""
+    speeds = []
+    for gpu in ("h100-sxm", "b200"):
+        f, sm = _step("llama-3.1-8b", gpu, "fp8")
+        cap = 1e6 / f.policy.step_us_per_sequence
+        s = max((serve(sm, f.policy, b, 128.0, 128.0) for b in (256, 1024, 4096)),
+                key=lambda s: s.tokens_per_s)
+        assert s.tokens_per_s < cap
+        speeds.append(s.tokens_per_s)
+    assert 1.0 < speeds[1] / speeds[0] < 2.0
+
+
+def test_pipeline_stages_each_hold_a_micro_batch_of_prompts() -> None:
+    """A pipeline keeps its stages busy under load (each micro-batch carries its own
+    prompts), so two stages serve about what two copies do; a lone prompt still crosses
+    the stages one after another, so its first token is no sooner than on one GPU."""
+    f, flat = _step("llama-3.3-70b", "rtx-pro-6000-server", "nvfp4")
+    _, piped = _step("llama-3.3-70b", "rtx-pro-6000-server", "nvfp4", pp=2)
+    two_copies = 2 * serve(flat, f.policy, 128, 1000.0, 1000.0).tokens_per_s
+    pipeline = serve(piped, f.policy, 256, 1000.0, 1000.0).tokens_per_s
+    assert 0.67 < pipeline / two_copies < 1.5
+    assert piped.prefill(8000.0) >= 0.95 * flat.prefill(8000.0)
+
+
+def test_many_short_sequences_read_the_cache_as_fast_as_fewer_long_ones() -> None:
+    """Decode attention past the batches measured follows the bytes it reads: 1,024
+    sequences of 1k cached tokens take no longer than 128 of 8k (the same bytes)."""
+    _, sm = _step("llama-3.1-8b", "h200", "fp8")
+    assert sm._decode_attn(1024.0, 1024.0) <= 1.05 * sm._decode_attn(128.0, 8192.0)
