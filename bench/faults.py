@@ -29,11 +29,13 @@ first answer until the card, as ``tests/ops/drive.py`` does, with Slack's redeli
 unanswered request simulated: up to 3 retries, 1 s apart, with ``X-Slack-Retry-Num``):
 
 * ``redis-pause-1s`` / ``-3s`` / ``-8s``: Redis SIGSTOPped mid-run; ``redis-kill``: killed -9
-  and restarted from its AOF 1 s later; ``worker-kill``: the worker holding the oldest pending
-  turn killed -9 while turns are in flight (Slack made 1.5 s slow so they are), twice, at
-  different points; ``slack-429`` / ``-500`` / ``-reset`` / ``-late``: for 5 s the fake Slack
-  answers ``chat.postMessage``/``chat.update`` with 429s, 500s, a connection reset after doing
-  the work, or the answer 11 s after doing the work.
+  and restarted from its AOF 1 s later; ``redis-full``: for 5 s Redis past its memory limit
+  (``maxmemory`` set below what it holds, ``noeviction``: every write refused);
+  ``worker-kill``: the worker holding the oldest pending turn killed -9 while turns are in
+  flight (Slack made 1.5 s slow so they are), twice, at different points; ``slack-429`` /
+  ``-500`` / ``-reset`` / ``-late``: for 5 s the fake Slack answers
+  ``chat.postMessage``/``chat.update`` with 429s, 500s, a connection reset after doing the
+  work, or the answer 11 s after doing the work.
 * Per scenario (``bench/people.py`` says how a person is simulated): *acked* (a delivery Slack
   got a 200 for), *lost* (acked, but its answer never reached Slack), *late* (answered, but
   after 12 s), *not_taken* (slash commands the bot said it could not confirm, run again),
@@ -154,6 +156,19 @@ def faults(stack: Stack) -> dict[str, Callable[[], None]]:
         time.sleep(1.0)
         fake.mode = None
 
+    def redis_full() -> None:
+        import redis
+
+        client = redis.Redis.from_url(r.url)
+        try:  # past its limit: ``maxmemory`` below where it stands, every write refused
+            used = int(client.info("memory")["used_memory"])
+            client.config_set("maxmemory-policy", "noeviction")
+            client.config_set("maxmemory", str(used // 2))
+            time.sleep(FAULT_WINDOW_S)
+            client.config_set("maxmemory", "0")
+        finally:
+            client.close()
+
     def slack(kind: str) -> Callable[[], None]:
         def run() -> None:
             big = 10**6
@@ -169,7 +184,7 @@ def faults(stack: Stack) -> dict[str, Callable[[], None]]:
 
     return {
         "redis-pause-1s": pause(1), "redis-pause-3s": pause(3), "redis-pause-8s": pause(8),
-        "redis-kill": kill_redis, "worker-kill": kill_worker,
+        "redis-kill": kill_redis, "redis-full": redis_full, "worker-kill": kill_worker,
         "slack-429": slack("429"), "slack-500": slack("500"), "slack-reset": slack("reset"),
         "slack-late": slack("late"),
     }

@@ -80,12 +80,12 @@ def run_socket_mode(settings: Settings) -> int:
     from slack_sdk.errors import SlackApiError
 
     from bot.ops import logs, warmup
-    from bot.slack.app import create_app, make_consumer
+    from bot.slack.app import create_app
 
     assert settings.slack_app_token is not None
     log = logging.getLogger("bot")
     try:
-        app = create_app(settings)
+        built = create_app(settings)
     except BoltError as exc:  # auth.test refused the bot token
         found = re.search(r"'error': '([a-z_]+)'", str(exc))
         why = found.group(1) if found else logs.redact(str(exc))
@@ -99,6 +99,7 @@ def run_socket_mode(settings: Settings) -> int:
     # what a first turn would load, before Slack can send one (as the HTTP workers do)
     log.info("worker warm", extra={"json_fields": {
         "event": "warm", "steps": warmup.run(warmup.default_steps())}})
+    app = built.app
     handler = SocketModeHandler(app, settings.slack_app_token.get_secret_value())
     try:
         handler.connect()  # type: ignore[no-untyped-call]
@@ -113,9 +114,8 @@ def run_socket_mode(settings: Settings) -> int:
             print("gpu-sizing-bot: cannot reach Slack at SLACK_API_URL"
                   f" ({logs.redact(str(exc))})", file=sys.stderr)
         return 1
-    consumer = make_consumer(app, settings)  # the turn queue's consumers (in memory without
-    if consumer is not None:                 # REDIS_URL): they apply what the listeners record
-        consumer.start()
+    consumer = built.consumer()  # the turn queue's consumers (in memory without REDIS_URL):
+    consumer.start()             # they apply what the listeners record
 
     stop = threading.Event()
 
@@ -136,8 +136,7 @@ def run_socket_mode(settings: Settings) -> int:
         handler.close()  # type: ignore[no-untyped-call]
     finally:
         app.listener_runner.listener_executor.shutdown(wait=True)
-        if consumer is not None:
-            consumer.stop()  # the turns in hand finish; the rest stay queued
+        consumer.stop()  # the turns in hand finish; the rest stay queued
     log.info("stopped")
     return 0
 

@@ -1,6 +1,6 @@
 """``python -m bot audit ...``: the operator's hands on the personal data the bot keeps.
 
-Why a command (issue 11, item 5): a French vendor's GDPR review asks for retention, access and
+Why a command: a French vendor's GDPR review asks for retention, access and
 erasure of what the audit trail holds (who asked for a sizing or a quote, in which team and
 channel, the contact details a quote form carried). The store does the work
 (``dialogue/store/redisaudit.py``); this is the operator's side of it, run where the bot runs

@@ -143,7 +143,8 @@ class Numbers(_Out):
     kv_bytes_per_token: int | None = Field(None, description="one token, every layer keeping it")
     kv_cache_gb: float | None = Field(None, description="KV cache at the sized load, one copy")
     training_state_gb: float | None = Field(
-        None, description="weights + gradients + optimizer + activations, one copy"
+        None, description=("weights + gradients + optimizer, counted once (the figure step 1 "
+                           "and the math quote); activations apart")
     )
     activations_gb: float | None = Field(None, description="activations, one copy (training)")
     reserve_gb: float | None = Field(None, description="runtime reserve, one copy")

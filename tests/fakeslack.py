@@ -260,6 +260,9 @@ class FakeSlack(Faults):
         path = parsed.path
         if path.startswith("/response/"):
             call = Call("response_url", params, headers, path=path.removeprefix("/response/"))
+            delay = self.before("response_url").delay_s  # ``delay("response_url", ...)``
+            if delay:
+                time.sleep(delay)
             self._record(call)
             self._send(req, 200, {"ok": True})
             return

@@ -1,6 +1,6 @@
 """The ASGI front of one worker: Slack events, probes and metrics, on an event loop.
 
-Why it is built this way (issue 13, items 1, 6, 9, 12, 13):
+Why it is built this way:
 
 * **Slow clients cost a coroutine, not a thread.** The request head and body are read by the
   event loop (uvicorn, ``bot/ops/uvworker.py``), with a deadline for the head
@@ -19,9 +19,9 @@ Why it is built this way (issue 13, items 1, 6, 9, 12, 13):
   ``bot/ops/warmup.py``). Redis health is in the body (``bot/ops/health.py``), not a reason for
   503: with Redis down the bot still answers Slack with its "try again" note.
 * **The turn consumers** (``bot/ops/consumer.py``) of the durable queue run in the worker: built
-  after the Bolt app (:data:`ConsumerFactory`; by default ``make_consumer(app, settings)`` of
-  ``bot/slack/app.py`` when the Slack face defines it), started when the worker starts
-  serving, stopped first at shutdown so the turns they hold finish.
+  after the Bolt app (by the ``consumer()`` of what ``create_app`` built, ``bot/slack/app.py``;
+  a bare Bolt app of a bench has the :data:`ConsumerFactory` it is given, if any), started when
+  the worker starts serving, stopped first at shutdown so the turns they hold finish.
 * **Metrics on their own listener.** ``/metrics`` answers only on ``METRICS_PORT`` (the server
   binds it beside ``PORT``; the route is chosen by the local port of the connection), never on
   the public port Slack and the internet reach.
@@ -42,13 +42,14 @@ from typing import TYPE_CHECKING, Any
 
 from bot.ops import metrics, warmup
 from bot.ops.health import RedisMonitor
-from bot.ops.signature import sound, verify_signature
+from bot.ops.signature import Signatures, sound
 
 if TYPE_CHECKING:
     from slack_bolt import App
 
     from bot.ops.consumer import TurnConsumer
     from bot.ops.settings import Settings
+    from bot.slack.app import BuiltApp
     from dialogue.store.connect import Target
 
 __all__ = ["BoltFactory", "ConsumerFactory", "Front"]
@@ -68,24 +69,15 @@ BUILD_RETRY_S = 10.0  # how often a worker retries building a Bolt app that fail
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-BoltFactory = Callable[["Settings"], "App"]
+BoltFactory = Callable[["Settings"], "App | BuiltApp"]
 ConsumerFactory = Callable[["App", "Settings"], "TurnConsumer | None"]
 
 
-def _default_bolt_factory(settings: Settings) -> App:
+def _default_bolt_factory(settings: Settings) -> BuiltApp:
     """The Slack face's app (bot/slack/app.py), with its real Redis-backed dialogue."""
     from bot.slack.app import create_app
 
-    app: App = create_app(settings)
-    return app
-
-
-def _default_consumer_factory(app: App, settings: Settings) -> TurnConsumer | None:
-    """The Slack face's consumers of the turn queue, once it provides them."""
-    from bot.slack import app as slack_app
-
-    make: ConsumerFactory | None = getattr(slack_app, "make_consumer", None)
-    return make(app, settings) if make is not None else None
+    return create_app(settings)
 
 
 class Front:
@@ -102,13 +94,12 @@ class Front:
     ) -> None:
         self._settings = settings
         self._factory = bolt_factory or _default_bolt_factory
-        self._consumers = consumers or (
-            _default_consumer_factory if bolt_factory is None else (lambda app, s: None))
+        self._consumers = consumers
         self.consumer: TurnConsumer | None = None
         self._serving = False
         self._steps = warmup.default_steps() if steps is None else steps
         secret = settings.slack_signing_secret
-        self._secret = secret.get_secret_value().encode() if secret else b""
+        self._signatures = Signatures(secret.get_secret_value() if secret else "")
         self._metrics_port = int(getattr(settings, "metrics_port", 9100))
         self._pool = ThreadPoolExecutor(max_workers=int(getattr(settings, "web_threads", 4)),
                                         thread_name_prefix="dispatch")
@@ -138,15 +129,21 @@ class Front:
             self._last_attempt = time.monotonic()
             started = time.perf_counter()
             try:
-                app = self._factory(self._settings)
+                built = self._factory(self._settings)
             except Exception as exc:
                 self._build_error = f"slack app did not start: {type(exc).__name__}"
                 _log.error("slack app did not start; will retry",
                            extra={"json_fields": {"event": "boot_error",
                                                   "error": type(exc).__name__}})
                 return False
+            from slack_bolt import App as BoltApp  # loaded with the app it builds
+
+            app = built if isinstance(built, BoltApp) else built.app
             try:
-                self.consumer = self._consumers(app, self._settings)
+                if not isinstance(built, BoltApp):
+                    self.consumer = built.consumer()
+                elif self._consumers is not None:
+                    self.consumer = self._consumers(built, self._settings)
             except Exception as exc:
                 _log.error("turn consumers did not start", extra={"json_fields": {
                     "event": "boot_error", "error": type(exc).__name__}})
@@ -273,8 +270,8 @@ class Front:
             status = 413 if why == "too_large" else 408
             await self._refuse(send, status, why, len(body), close=True)
             return
-        refusal = verify_signature(self._secret, headers.get("x-slack-request-timestamp"),
-                                   headers.get("x-slack-signature"), body, time.time())
+        refusal = self._signatures.refusal(headers.get("x-slack-request-timestamp"),
+                                           headers.get("x-slack-signature"), body, time.time())
         if refusal == "unsigned" and body.startswith(b"ssl_check=1"):
             await _send(send, 200, b"")  # Slack's certificate check carries no signature
             return

@@ -1,6 +1,6 @@
 """Each worker's view of Redis: reachable, and persistent; reported, never used to drop traffic.
 
-Why (issue 13, items 11 and 12): readiness means "this process can answer". When Redis is
+Why: readiness means "this process can answer". When Redis is
 down the bot still answers Slack (with its "nothing was lost, try again" note, or by queueing),
 which is far better than every pod leaving the Service and Slack getting 5xx from the ingress.
 So Redis health is *reported*: in the readiness body, as ``gpubot_redis_up`` and

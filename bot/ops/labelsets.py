@@ -1,11 +1,12 @@
 """The closed set of values of every metric label, and the histograms' buckets.
 
 Why a module of its own: a label value that comes from outside (a header, a new kind a face
-starts using, a Redis command nobody expected) must never grow the number of series (issue 13,
-item 9). Every label therefore has its set here, anything else is counted as :data:`OTHER`,
-and ``bot/ops/metrics.py`` creates every series of every set at start (value 0), so a
-``rate()`` over a label that has not seen an event yet is 0, not an empty result (issue 11,
-item 4). A face that adds a kind or an outcome adds it here.
+starts using, a Redis command nobody expected) must never grow the number of series (each
+series costs Prometheus memory for as long as it is kept). Every label therefore has its set
+here, anything else is counted as :data:`OTHER`, and ``bot/ops/metrics.py`` creates every
+series of every set at start (value 0), so a ``rate()`` over a label that has not seen an
+event yet is 0, not an empty result (on which an alert never fires). A face that adds a kind
+or an outcome adds it here.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ Why it is built this way:
   environment. The master never records a metric, so every value lives in a worker's own file.
 * Metrics are instrumentation, never a reason for a turn to fail: every recorder swallows and
   logs its own errors.
-* **Label values come from closed sets only** (issue 13, item 9; ``bot/ops/labelsets.py``):
+* **Label values come from closed sets only** (``bot/ops/labelsets.py``):
   anything else is counted under ``other``. A header a client controls
   (``X-Slack-Retry-Reason``: 30 distinct values once made 30 series) can never grow the number
-  of series. And **every series of those sets exists from the start, at 0** (issue 11, item 4):
+  of series. And **every series of those sets exists from the start, at 0**:
   a ``rate()`` of an outcome that has not happened yet is 0, not an empty result that makes a
   dashboard say "no data" and an alert never fire.
 * **Latency of what a turn waits on**: every Slack Web API call (``bot/slack/api.py`` times

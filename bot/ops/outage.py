@@ -2,8 +2,8 @@
 
 Why an edge detector: during an outage every turn fails the same way, and a WARNING per failed
 command (or per turn: each is already an INFO turn line with ``store_unavailable``) would bury
-the one line an operator needs; before this, an outage showed *only* as INFO turn lines
-(issue 11, item 4). So the process remembers whether Redis was last seen up or down, and
+the one line an operator needs, while INFO turn lines alone would hide that an outage began.
+So the process remembers whether Redis was last seen up or down, and
 logs only a change: down (``event: redis_outage``, ``state: down``, the error's type) at
 WARNING, up again (with how long it was down) at INFO.
 

@@ -12,12 +12,12 @@ Why it is built this way:
   bounded pool of ``WEB_THREADS`` threads (``bot/ops/asgi.py``).
 * **Two listeners.** ``0.0.0.0:PORT`` for Slack and the probes, ``0.0.0.0:METRICS_PORT`` for
   Prometheus; every worker serves both, and the front routes by the connection's local port,
-  so ``/metrics`` never answers on the public port (issue 13, item 9).
+  so ``/metrics`` never answers on the public port (it names what the bot does, by count).
 * **Workers are stateless and warm before they accept.** The Bolt app, its Slack client and its
   Redis connections are built *in each worker after the fork* (``preload_app`` off; sockets
   shared across a fork interleave bytes), and :meth:`BotServer.load` also runs the warm-up
   (``bot/ops/warmup.py``) before the worker's loop starts accepting: the first turn pays for
-  nothing (issue 13, item 13).
+  nothing.
 * **Graceful shutdown, no half-written answer.** On SIGTERM the master stops accepting, each
   worker finishes its requests in flight, then, at the ASGI lifespan's shutdown, drains the
   dispatch pool and Bolt's listener executor (Bolt acks first and runs the turn after the

@@ -2,7 +2,7 @@
 
 Why: uvicorn reads requests without a thread per connection, but it has no timeout for a head
 that never completes: a client that opens a connection and sends one header byte every few
-seconds would hold it forever (slowloris; issue 13, item 1). :class:`HeadTimeoutProtocol` gives
+seconds would hold it forever (slowloris). :class:`HeadTimeoutProtocol` gives
 every request head :data:`HEADER_TIMEOUT_S` from the moment the connection opens or the
 previous response ended, then closes the connection. The body's deadline and size cap are the
 ASGI app's (``bot/ops/asgi.py``); the head's size cap is h11's (:data:`MAX_HEAD_BYTES`, 400).

@@ -1,10 +1,10 @@
 """Cold start: load what a first turn would load, before the worker says it is ready.
 
-Why (issue 13, item 13): the first slash command after a start took 1.2 s to ack on a busy
-machine, because it paid for importing the engine, reading the catalogs and message files and
-building caches. A worker now runs these steps after building its Bolt app and before it
-accepts a connection (``bot/ops/serve.py`` runs them in gunicorn's ``load``), so the first
-customer pays nothing and ``/readyz`` lists what was loaded and how long it took.
+Why: the first slash command after a start took 1.2 s to ack on a busy machine, because it
+paid for importing the engine, reading the catalogs and message files and building caches.
+A worker now runs these steps after building its Bolt app and before it accepts a connection
+(``bot/ops/serve.py`` runs them in gunicorn's ``load``), so the first customer pays nothing
+and ``/readyz`` lists what was loaded and how long it took.
 
 A step that fails is logged as one WARNING line and reported; the worker still serves (the
 turn that needs it will load it, slowly, or fail on its own with the face's error message).

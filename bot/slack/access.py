@@ -19,6 +19,7 @@ The policy (docs/slack.md §6 and §9), in one place so no flow decides it on it
 from __future__ import annotations
 
 from bot.slack.api import SlackApi
+from bot.slack.errors import SlackRefused
 
 
 class Access:
@@ -34,8 +35,11 @@ class Access:
             return False
         if not confirm:
             return True
-        info = self.api.user_info(user)
-        if info is None or info.get("is_stranger") or info.get("is_restricted"):
+        try:
+            info = self.api.user_info(user)
+        except SlackRefused:
+            return False
+        if not info or info.get("is_stranger") or info.get("is_restricted"):
             return False
         teams = {info.get("team_id")}
         enterprise = info.get("enterprise_user")
@@ -56,8 +60,11 @@ class Access:
         """True only when Slack confirms ``channel`` is shared with no other organisation."""
         if not channel:
             return False
-        info = self.api.channel_info(channel)
-        if info is None:
+        try:
+            info = self.api.channel_info(channel)
+        except SlackRefused:
+            return False
+        if not info:
             return False
         return not any(info.get(flag) for flag in (
             "is_ext_shared", "is_shared", "is_pending_ext_shared", "is_org_shared"))

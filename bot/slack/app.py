@@ -5,7 +5,7 @@ Why a thin factory: everything that decides something lives in the flows
 (``bot/slack/flows/``) and the cards (``bot/slack/cards/``); this wires the pieces:
 
 * **Bolt's own Web API client** (``App(token=...)``: Bolt builds it, so Bolt never sees a
-  client *and* a token, and stops logging "``token`` will be unused" at every boot, issue 11),
+  client *and* a token, and stops logging "``token`` will be unused" at every boot),
   then pointed at ``SLACK_API_URL`` (tests run against a local fake) with slack_sdk's retry
   handlers: 429s for every method (a 429 means "not processed"), connection errors and 5xx only
   for idempotent methods (``bot/slack/api.py`` ``IDEMPOTENT``), never ``chat.postMessage`` nor
@@ -18,7 +18,8 @@ Why a thin factory: everything that decides something lives in the flows
   process's memory (Socket Mode and development: ``MemoryTurnQueue``, same semantics). The
   listeners' queue connection has 0.5 s timeouts (a submit gives up within ~1.7 s, inside
   Slack's 3 s); the consumers' has the store's;
-* :func:`make_consumer`: the worker's :class:`~bot.ops.consumer.TurnConsumer` feeding
+* :func:`create_app` returns what it built (:class:`BuiltApp`): the Bolt app, and the factory
+  of the worker's :class:`~bot.ops.consumer.TurnConsumer` feeding
   :meth:`~bot.slack.pipeline.Pipeline.dispatch`; the front (``bot/ops/asgi.py``) starts it with
   the worker and stops it first at shutdown, Socket Mode (``bot/__main__.py``) likewise;
 * the server secret that signs what the bot puts in its messages (``bot/slack/cards/ids.py``).
@@ -29,9 +30,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import socket
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -55,8 +56,9 @@ from bot.ops.consumer import TurnConsumer
 from bot.ops.health import redis_target
 from bot.ops.settings import Settings
 from bot.slack import listeners, payloads, work
-from bot.slack.api import IDEMPOTENT, SlackDown
+from bot.slack.api import IDEMPOTENT
 from bot.slack.cards import ids
+from bot.slack.errors import SlackPassing
 from bot.slack.listeners.deliver import Recorder
 from bot.slack.pipeline import Pipeline, audience
 from bot.slack.storefacts import StoreFacts
@@ -162,18 +164,14 @@ def count_retries(req: BoltRequest, resp: BoltResponse,
     return next()
 
 
-@dataclass
-class Wiring:
-    """What :func:`make_consumer` needs of an app built by :func:`create_app`."""
+@dataclass(frozen=True)
+class BuiltApp:
+    """What :func:`create_app` built: the Bolt app, its pipeline, and ``consumer()``, which
+    makes a worker's turn consumers (``WEB_THREADS`` threads, not started yet) feeding it."""
 
-    settings: Settings
+    app: App
     pipeline: Pipeline
-    queue: TurnQueue  # the consumers' (the listeners' may be another connection to it)
-
-
-_WIRING: weakref.WeakKeyDictionary[App, Wiring] = weakref.WeakKeyDictionary()
-_names = iter(range(1 << 30))
-_names_lock = threading.Lock()
+    consumer: Callable[[], TurnConsumer]
 
 
 def _client_secret(settings: Settings) -> str | None:
@@ -202,8 +200,9 @@ def _prime(app: App, team: str | None) -> None:
     app.dispatch(BoltRequest(body=body, mode="socket_mode"))
 
 
-def create_app(settings: Settings, *, dialogue: Dialogue | None = None) -> App:
-    """Build the Bolt app. With a bot token, ``auth.test`` is called once here (fail fast)."""
+def create_app(settings: Settings, *, dialogue: Dialogue | None = None) -> BuiltApp:
+    """Build the Bolt app and its consumers' factory. With a bot token, ``auth.test`` is
+    called once here (fail fast)."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     secret = settings.slack_signing_secret
     app = App(
@@ -234,11 +233,19 @@ def create_app(settings: Settings, *, dialogue: Dialogue | None = None) -> App:
     pipeline = Pipeline(settings, dialogue, client, facts=facts, backlog=consume_queue.backlog)
     app.middleware(count_retries)
     listeners.register(app, Recorder(submit_queue, pipeline.face))
-    _WIRING[app] = Wiring(settings, pipeline, consume_queue)
     if token:
         _prime(app, None)
         facts.check()  # what the store keeps across a crash, known before the first turn
-    return app
+    handle = make_handler(pipeline)
+
+    def consumer() -> TurnConsumer:
+        # unique in the process without a counter; bench/faults.py reads the pid back
+        return TurnConsumer(consume_queue, handle,
+                            name=f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}",
+                            threads=settings.web_threads, min_idle_ms=MIN_IDLE_MS,
+                            sweep_s=SWEEP_S, heartbeat_s=HEARTBEAT_S)
+
+    return BuiltApp(app, pipeline, consumer)
 
 
 class _Attempts:
@@ -264,7 +271,7 @@ class _Attempts:
 
 def make_handler(pipeline: Pipeline) -> Callable[[Entry], None]:
     """What a consumer does with one queue entry: the delivery it holds, dispatched as this
-    attempt (``bot/slack/work.py``). ``SlackDown`` and ``StoreUnavailable`` go back to the
+    attempt (``bot/slack/work.py``). ``SlackPassing`` and ``StoreUnavailable`` go back to the
     consumer (the entry is retried); a turn Slack kept failing for :data:`GIVE_UP_S` is
     logged and acknowledged."""
     attempts = _Attempts()
@@ -276,7 +283,7 @@ def make_handler(pipeline: Pipeline) -> Callable[[Entry], None]:
                             attempt=n, queued_at=entry.queued_at_ms / 1000)
         try:
             pipeline.dispatch(delivery, attempt)
-        except SlackDown as exc:
+        except SlackPassing as exc:
             if attempt.age_s < GIVE_UP_S:
                 raise
             log.error("turn given up: Slack kept failing", extra={"json_fields": {
@@ -288,17 +295,3 @@ def make_handler(pipeline: Pipeline) -> Callable[[Entry], None]:
         attempts.done(entry.entry_id)
 
     return handle
-
-
-def make_consumer(app: App, settings: Settings) -> TurnConsumer | None:
-    """The turn consumers of a worker (``threads`` = ``WEB_THREADS``), not started yet; None
-    for an app :func:`create_app` did not build."""
-    wiring = _WIRING.get(app)
-    if wiring is None:
-        return None
-    with _names_lock:
-        n = next(_names)
-    return TurnConsumer(wiring.queue, make_handler(wiring.pipeline),
-                        name=f"{socket.gethostname()}-{os.getpid()}-{n}",
-                        threads=settings.web_threads, min_idle_ms=MIN_IDLE_MS,
-                        sweep_s=SWEEP_S, heartbeat_s=HEARTBEAT_S)

@@ -3,9 +3,9 @@
 Why: a listener's only job is to turn Bolt's request into a ``Delivery`` and hand it to
 :func:`bot.slack.pipeline.Pipeline.dispatch`; every flow works on these fields and never
 reads a payload again. A delivery is JSON-serialisable (``delivery.model_dump_json()`` /
-:func:`parse`): a durable queue can later sit between the listener and the dispatch
-(issue 13) without touching the flows. It carries no Bolt object (a slash command's
-``respond`` becomes its ``response_url``).
+:func:`parse`): the durable turn queue sits between the listener and the dispatch
+(``bot/slack/listeners/deliver.py``) without the flows knowing. It carries no Bolt object (a
+slash command's ``respond`` becomes its ``response_url``).
 
 Fields come from Bolt's ``context`` (``user_id``, ``channel_id``, ``thread_ts``,
 ``actor_team_id``, ``bot_user_id``, ``team_id``, ``authorize_result``) with two exceptions,

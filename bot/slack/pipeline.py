@@ -3,11 +3,12 @@
 Why one function: a listener records a typed ``Delivery`` (``bot/slack/payloads.py``) in the
 durable turn queue and acks (``bot/slack/listeners/deliver.py``); a consumer of the queue, in
 any worker, calls :meth:`Pipeline.dispatch` with ``payloads.parse(entry.payload)``
-(``bot/slack/app.py``). The flow is chosen by the delivery's kind (and a click's action), and
-each turn is timed, counted and logged (``bot/slack/flows/turn.py``).
+(``bot/slack/app.py``). The flow is the delivery's row in the routing table
+(``bot/slack/routes.py``), and each turn is timed, counted and logged
+(``bot/slack/flows/turn.py``).
 
 What dispatch raises is what the queue must know: ``StoreUnavailable`` (the store failed
-mid-turn) and :class:`~bot.slack.api.SlackDown` (Slack failed and what was asked is not
+mid-turn) and :class:`~bot.slack.errors.SlackPassing` (Slack failed and what was asked is not
 settled) leave the entry pending, to be retried; the person is told once, on the first
 attempt, that their answer waits (``Face.waiting``). A retry is harmless: the dialogue records
 each delivery id inside the write that applies it, and the Web API looks for what an earlier
@@ -23,51 +24,23 @@ from collections.abc import Callable
 from slack_sdk import WebClient
 
 from bot.ops.settings import Settings
-from bot.slack import work
-from bot.slack.api import SlackApi, SlackDown
+from bot.slack import routes, work
+from bot.slack.api import SlackApi
 from bot.slack.cards.ids import parse_block_id
-from bot.slack.flows import actions, commands, export, home, math, mentions, messages, quote
-from bot.slack.flows import charts as chart_flow
+from bot.slack.errors import SlackPassing
 from bot.slack.flows.face import Audience, Face
-from bot.slack.flows.turn import Turn, recording
+from bot.slack.flows.turn import recording
 from bot.slack.keys import ConversationKey
 from bot.slack.payloads import (
     ActionDelivery,
-    ActionKind,
     CommandDelivery,
     Delivery,
-    HomeDelivery,
     MentionDelivery,
     MessageDelivery,
-    ViewSubmissionDelivery,
 )
 from bot.slack.storefacts import StoreFacts
 from dialogue import Dialogue, StoreUnavailable
 from dialogue.understand.language import detect
-
-ActionFlow = Callable[[Face, Turn, ActionDelivery], None]
-
-ACTIONS: dict[ActionKind, ActionFlow] = {
-    "answer": actions.click,
-    "change": actions.click,
-    "compare": actions.compare,
-    "start": actions.start_click,
-    "math": math.run,
-    "charts": chart_flow.run,
-    "quote": quote.run,
-    "export": export.run,
-    "home_new": home.new,
-}
-
-
-def kind_of(d: Delivery) -> str:
-    """The turn kind a delivery is counted and logged under."""
-    if isinstance(d, MessageDelivery):
-        return "dm" if d.im else "message"
-    if isinstance(d, ActionDelivery):
-        return "home" if d.action == "home_new" else "action"
-    return {"command": "command", "mention": "mention", "home_opened": "home",
-            "view_submission": "view"}[d.kind]
 
 
 def audience(face: Face, d: Delivery) -> Audience:
@@ -99,33 +72,19 @@ class Pipeline:
 
     def dispatch(self, d: Delivery, attempt: work.Work | None = None) -> None:
         """Apply one delivery (``attempt``: which try of it this is). Raises StoreUnavailable
-        and SlackDown for the queue to retry it (see the module docstring); never anything
+        and SlackPassing for the queue to retry it (see the module docstring); never anything
         else."""
+        route = routes.FLOWS[routes.route_of(d)]
         with work.running(attempt or work.Work(delivery_id=d.id)), \
-                recording(kind_of(d)) as t:
+                recording(route.counted_as) as t:
             # raw ids: the turn's log line writes only their keyed hashes (bot/ops/logs.py)
             t.extra.update(team=d.team, channel=getattr(d, "channel", None))
             try:
-                self._run(t, d)
-            except (StoreUnavailable, SlackDown) as exc:
+                route.flow(self.face, t, d)
+            except (StoreUnavailable, SlackPassing) as exc:
                 if not t.told and work.current().first:
                     # telling is best effort; the retry is what matters
-                    with contextlib.suppress(StoreUnavailable, SlackDown):
+                    with contextlib.suppress(StoreUnavailable, SlackPassing):
                         self.face.waiting(t, audience(self.face, d),
                                           store=isinstance(exc, StoreUnavailable))
                 raise
-
-    def _run(self, t: Turn, d: Delivery) -> None:
-        face = self.face
-        if isinstance(d, CommandDelivery):
-            commands.run(face, t, d)
-        elif isinstance(d, MentionDelivery):
-            mentions.run(face, t, d)
-        elif isinstance(d, MessageDelivery):
-            messages.run(face, t, d)
-        elif isinstance(d, ActionDelivery):
-            ACTIONS[d.action](face, t, d)
-        elif isinstance(d, HomeDelivery):
-            home.opened(face, t, d)
-        elif isinstance(d, ViewSubmissionDelivery):
-            quote.submit(face, t, d)

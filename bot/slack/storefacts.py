@@ -1,7 +1,7 @@
 """What the Slack face may truthfully say about its store: where it is, whether it is there,
 and what it keeps across a crash.
 
-Why (issue 13, item 11): "nothing was lost" is only true when the store would still have the
+Why: "nothing was lost" is only true when the store would still have the
 conversation after ``kill -9``: Redis with an append-only file (``dialogue/store/health.py``
 :attr:`Persistence.durable`). With snapshots only, with no persistence, or when the server
 refuses to say (``CONFIG GET`` renamed on managed Redis), the bot says what is true instead;

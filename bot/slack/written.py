@@ -1,6 +1,6 @@
 """What the bot already wrote in Slack: each message carries its own id, and can be found again.
 
-Why (issue 13, item 4): a ``chat.postMessage`` whose outcome is unknown (the connection reset
+Why: a ``chat.postMessage`` whose outcome is unknown (the connection reset
 after Slack did the work, a timeout, a 5xx, an answer that came too late) must not be blindly
 retried: that is how a quote summary, a math post or a root message appeared twice. So every
 message the bot posts carries its own id in Slack's **message metadata**

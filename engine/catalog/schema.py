@@ -188,6 +188,7 @@ class Policy(_Entry):
     max_weights_share: float = Field(gt=0, le=1)
     comfortable_weights_share: float = Field(gt=0, le=1)
     efficiency_floor: float = Field(gt=0, le=1)
+    min_free_share: float = Field(ge=0, lt=1)
     runtime_reserve_gb_per_gpu: float = Field(ge=0)
     training_state_max_share: float = Field(gt=0, le=1)
     int4_group_size: int = Field(ge=1)

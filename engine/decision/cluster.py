@@ -25,10 +25,22 @@ from engine.physics.serving import serve
 from engine.physics.training import TrainingPlan
 from engine.request import SizingRequest
 from engine.result import Precision, StepAnswer
-from engine.wording import Message, msg
+from engine.wording import Message, Param, msg
 
-__all__ = ["MULTI_NODE_TAX", "answer", "fewest_copies", "precisions", "question", "replicated",
-           "smallest_cluster", "tp_across", "tp_across_serving", "within"]
+__all__ = [
+    "MULTI_NODE_TAX",
+    "SERVING_TAX",
+    "answer",
+    "fewest_copies",
+    "precisions",
+    "question",
+    "replicated",
+    "rethink",
+    "smallest_cluster",
+    "tp_across",
+    "tp_across_serving",
+    "within",
+]
 
 #: The operational tax of crossing the node boundary (C18), said by every multi-node answer.
 MULTI_NODE_TAX: tuple[Message, ...] = (
@@ -39,6 +51,14 @@ MULTI_NODE_TAX: tuple[Message, ...] = (
     msg("tax.failures"),
     msg("tax.engineering"),
 )
+#: The same tax for a serving cluster: no training checkpoints to shard (C18's other items).
+SERVING_TAX: tuple[Message, ...] = tuple(t for t in MULTI_NODE_TAX if t.id != "tax.checkpoints")
+
+
+def rethink(facts: Facts, key: str, **params: Param) -> Message:
+    """The article's advice under the efficiency floor (C16): its "or go SXM" only to a
+    PCIe part; on SXM hardware the advice is the layout and the node count."""
+    return msg(f"{key}_sxm" if facts.gpu.form == "sxm" else key, **params)
 
 
 def question(facts: Facts) -> Message:
@@ -150,7 +170,7 @@ def tp_across(facts: Facts, plan: TrainingPlan, fabric: Fabric | None = None, *,
     said = [msg("caveat.tp_across", tp=n, link=facts.link.name, efficiency=efficiency,
                 chosen=plan.efficiency * kept, layout=terms.training_layout(plan))]
     if efficiency < pol.efficiency_floor:
-        said.append(msg("caveat.tp_across_rethink", efficiency=efficiency,
+        said.append(rethink(facts, "caveat.tp_across_rethink", efficiency=efficiency,
                         floor=pol.efficiency_floor))
     return efficiency, tuple(said)
 
@@ -168,7 +188,7 @@ def tp_across_serving(facts: Facts, plan: InferencePlan) -> tuple[float, tuple[M
     said = [msg("caveat.tp_across_serving", tp=n, link=facts.link.name, share=share,
                 layout=terms.inference_layout(plan))]
     if share < facts.policy.efficiency_floor:
-        said.append(msg("caveat.tp_across_rethink", efficiency=share,
+        said.append(rethink(facts, "caveat.tp_across_rethink", efficiency=share,
                         floor=facts.policy.efficiency_floor))
     return share, tuple(said)
 
@@ -207,7 +227,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     caveats.append(msg("caveat.serving_across_nodes"))
     share, said = tp_across_serving(facts, plan)
     caveats.extend(said)
-    caveats.extend(MULTI_NODE_TAX)
+    caveats.extend(SERVING_TAX)
     deployment = deployment.with_numbers(tp_across_nodes_efficiency=round(share, 3))
     return StepOutcome(StepAnswer.of(step=4, question=q, answer="yes", because=because),
                        deployment, caveats=tuple(caveats), assumptions=assumptions)
@@ -238,7 +258,7 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
                       tokens=tokens, days=plan.days(tokens), efficiency=plan.efficiency)
         caveats: list[Message] = []
         if plan.efficiency < pol.efficiency_floor:
-            caveats.append(msg("caveat.rethink", efficiency=plan.efficiency,
+            caveats.append(rethink(facts, "caveat.rethink", efficiency=plan.efficiency,
                                floor=pol.efficiency_floor))
         across, said = tp_across(facts, plan)
         caveats.extend(said)

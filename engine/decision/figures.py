@@ -171,7 +171,7 @@ def training_numbers(
         vram_nominal_gb=nominal_gb(facts, plan.gpus),
         weights_gb=round_gb(state.weights),
         weights_share=round(state.weights / vram, 4),
-        training_state_gb=round_gb(state.total + plan.activations_per_gpu * plan.gpus),
+        training_state_gb=round_gb(state.total),
         activations_gb=round_gb(plan.activations_per_gpu * plan.gpus),
         reserve_gb=round_gb(plan.reserve_per_gpu * plan.gpus),
         free_share=round(pic.per_copy.free_share, 4),

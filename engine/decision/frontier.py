@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from engine.decision import terms
-from engine.decision.cluster import MULTI_NODE_TAX, tp_across
+from engine.decision.cluster import MULTI_NODE_TAX, SERVING_TAX, rethink, tp_across
 from engine.decision.facts import Facts
 from engine.decision.figures import gpu_months, nominal_gb, round_gb
 from engine.decision.outcome import Deployment, StepOutcome
@@ -28,6 +28,7 @@ from engine.physics.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
+from engine.physics.parallel import divisors, valid_tp
 from engine.physics.training import TrainingPlan, goodput
 from engine.request import SizingRequest
 from engine.result import Layout, Numbers, StepAnswer
@@ -73,7 +74,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
                             layout=Layout.of(tp=gpn, pp=nodes, dp=1), nodes=nodes, replicas=None,
                             crosses_nodes=True, numbers=numbers)
     return StepOutcome(StepAnswer.of(step=5, question=_QUESTION, answer="yes", because=because),
-                       deployment, caveats=(msg("caveat.frontier_serving"), *MULTI_NODE_TAX))
+                       deployment, caveats=(msg("caveat.frontier_serving"), *SERVING_TAX))
 
 
 def frontier_fabric(facts: Facts) -> Fabric:
@@ -90,22 +91,25 @@ _PIPELINES = (1, 2, 4, 8, 16, 32)
 
 def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     """The most efficient training layout over about ``gpus`` GPUs on a frontier fabric: TP
-    inside each node, a pipeline of 1 to 32 stages, data parallelism over the rest (ZeRO-2,
-    or FSDP when ZeRO-2 does not fit)."""
+    inside a node (any degree the model splits by, down to pure data parallelism when the
+    state fits a GPU: no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
+    parallelism over the rest (ZeRO-2, or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
     run = facts.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
-    for pp in _PIPELINES:
-        if pp > facts.model.layers or (pp > nodes and pp > 1):
-            break
-        dp = math.ceil(nodes / pp)
-        for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
-            if run.fits(gpn, pp, dp, strategy):
-                plan = run.project(pp * dp, gpn, pp, dp, strategy, None)
-                if best is None or plan.efficiency > best.efficiency:
-                    best = plan
-                break  # FSDP only when ZeRO-2 does not fit
+    for tp in (t for t in divisors(gpn) if valid_tp(facts.model, t)):
+        for pp in _PIPELINES:
+            if pp > facts.model.layers or (pp > nodes and pp > 1):
+                break
+            dp = math.ceil(nodes * gpn / (tp * pp))
+            used = math.ceil(tp * pp * dp / gpn)
+            for strategy in ("zero2", "zero3") if dp > 1 else ("zero2",):
+                if run.fits(tp, pp, dp, strategy):
+                    plan = run.project(used, tp, pp, dp, strategy, None)
+                    if best is None or plan.efficiency > best.efficiency:
+                        best = plan
+                    break  # FSDP only when ZeRO-2 does not fit
     return best
 
 
@@ -175,7 +179,8 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
                   reserve=facts.reserve_bytes * nodes * gpn, scope_nodes=nodes)
     acts_plan = plan.activations_per_gpu * plan.gpus if plan is not None else 0.0
     kept = goodput(gpus, pol)
-    caveats: list[Message] = [msg("caveat.frontier_training", gpus=gpus, advice=advice)]
+    caveats: list[Message] = [rethink(facts, "caveat.frontier_training", gpus=gpus,
+                                      advice=advice)]
     across_eff = None
     if plan is not None and plan.nodes > 1 and plan.tp * plan.pp < plan.gpus:
         across_eff, said = tp_across(facts, plan, frontier_fabric(facts), kept=kept)
@@ -186,7 +191,8 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         vram_nominal_gb=nominal_gb(facts, nodes * gpn),
         weights_gb=round_gb(2.0 * facts.params.total),
         weights_share=round(2.0 * facts.params.total / vram, 4),
-        training_state_gb=round_gb(state.total + acts_plan),
+        training_state_gb=round_gb(state.total),
+        activations_gb=round_gb(acts_plan),
         free_share=round(pic.per_copy.free_share, 4),
         scaling_efficiency=round(eff * kept, 3),
         tp_across_nodes_efficiency=round(across_eff, 3) if across_eff is not None else None,

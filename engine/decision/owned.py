@@ -79,14 +79,14 @@ def owned(facts: Facts) -> Owned | None:
             return Owned.of(nodes=nodes, gpus_per_node=facts.gpn, gpu=facts.gpu.id,
                             precision=None, served=0, concurrency=facts.concurrency,
                             per_user_tokens_per_s=None, ttft_s=None, said=said)
-        plan, copies = plain
+        plan, _ = plain
         said = msg("owned.too_slow", hardware=hw, per_user=plan.per_user_tokens_per_s,
                    ttft=plan.ttft_s, precision=terms.precision(plan.precision))
         return Owned.of(nodes=nodes, gpus_per_node=facts.gpn, gpu=facts.gpu.id,
                         precision=plan.precision, served=0, concurrency=facts.concurrency,
                         per_user_tokens_per_s=round(plan.per_user_tokens_per_s, 2),
                         ttft_s=round(plan.ttft_s, 3), said=said)
-    served, plan, copies = found
+    served, plan, _ = found
     key = "owned.serves_all" if served >= facts.concurrency else "owned.serves_some"
     said = msg(key, hardware=hw, served=served, concurrency=facts.concurrency,
                per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s,

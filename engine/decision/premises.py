@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from engine.decision import terms
 from engine.decision.facts import Facts
-from engine.wording import Message, msg
+from engine.wording import Message, Param, msg
 
 __all__ = ["premises"]
 
@@ -39,8 +39,9 @@ def _hardware(facts: Facts) -> list[Message]:
 
 def _inference(facts: Facts) -> list[Message]:
     r, pol, m = facts.request, facts.policy, facts.model
-    shape = dict(context=r.context, prompt=facts.shape.isl, output=facts.shape.osl,
-                 kv_precision=terms.precision(r.kv_precision))
+    shape: dict[str, Param] = dict(context=r.context, prompt=facts.shape.isl,
+                                   output=facts.shape.osl,
+                                   kv_precision=terms.precision(r.kv_precision))
     said = r.prompt_tokens is not None and r.output_tokens is not None
     out = [
         msg("assumption.request_shape", **shape) if said else msg(

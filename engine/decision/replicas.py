@@ -143,7 +143,14 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         return StepOutcome(StepAnswer.of(step=3, question=_QUESTION, answer="no",
                                       because=msg("evidence.train_size_limit")))
     tokens, deadline, top = facts.train_tokens, facts.deadline_days, facts.policy.max_cluster_nodes
-    for nodes in range(2, top + 1):
+    first = 2
+    if facts.params.total < facts.policy.frontier_params_b * 1e9:
+        # below the article's frontier line, data parallelism over one-node copies is
+        # replicas however many it takes (the article's step 5 is a 70B+ from scratch):
+        # from the copies perfect scaling needs, up to twice that
+        first = max(2, math.ceil(one.days(tokens) / deadline))
+        top = max(top, 2 * first)
+    for nodes in range(first, top + 1):
         plan = replicated(facts, one, nodes)
         if plan.days(tokens) <= deadline:
             because = msg("evidence.train_dp", one_node_days=one.days(tokens), nodes=nodes,

@@ -55,6 +55,10 @@ def _general_caveats(facts: Facts, d: Deployment) -> list[Message]:
             and plan.weights_share > pol.comfortable_weights_share):
         out.append(msg("caveat.comfortable", weights_share=plan.weights_share,
                        comfortable=pol.comfortable_weights_share))
+    free = d.numbers.free_share
+    if free is not None and free < pol.min_free_share and plan is not None:
+        kind = "training" if facts.request.is_training else "serving"
+        out.append(msg(f"caveat.tight_{kind}", free=free, floor=pol.min_free_share))
     if not facts.gpu.vendor_builds:
         built = [g.name for g in facts.catalog.gpus.values() if g.vendor_builds]
         out.append(msg("caveat.compare_only", gpu=facts.gpu.name, vendor_gpus=built))

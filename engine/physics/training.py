@@ -318,8 +318,9 @@ def best_training(
     tp_options: tuple[int, ...] | None = None,
     run: Run | None = None,
 ) -> tuple[TrainingPlan | None, list[TrainingPlan]]:
-    """The fitting layout with the best efficiency (or None), and every fitting layout (a
-    layout is timed only once its memory fits). ``run`` is the same run's :class:`Run` when
+    """The fitting layout with the best efficiency among those leaving the article's least
+    free share (else among all), or None; and every fitting layout (a layout is timed only
+    once its memory fits). ``run`` is the same run's :class:`Run` when
     the caller keeps one."""
     if run is None:
         run = Run(m, pc, state, gpu, fabric, policy, step_mfu, gpus_per_node)
@@ -330,4 +331,12 @@ def best_training(
             plans.append(run.project(nodes, tp, pp, dp, s, fit))
     if not plans:
         return None, plans
-    return max(plans, key=lambda p: (p.efficiency, -p.tp, -p.pp)), plans
+    return max(plans, key=lambda p: (_roomy(p, policy), p.efficiency, -p.tp, -p.pp)), plans
+
+
+def _roomy(p: TrainingPlan, policy: Policy) -> bool:
+    """Whether a layout leaves the article's least free share of each GPU (a run at 98 % of
+    its VRAM fails on fragmentation and activation spikes): such a layout wins over a more
+    efficient one that does not."""
+    used = p.state_per_gpu + p.activations_per_gpu + p.reserve_per_gpu
+    return 1.0 - used / p.memory_per_gpu >= policy.min_free_share

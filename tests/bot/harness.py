@@ -2,9 +2,9 @@
 
 ``BotServer`` wraps ``create_app`` in Bolt's WSGI adapter on a threading wsgiref server on a
 free port, pointed at the fake Slack (``SLACK_API_URL``) and a throwaway Redis, with the app's
-turn consumers running (``make_consumer``), as a worker of the real server has them. Helpers
-read what the bot posted from the fake and click the buttons it rendered, the way a person
-would.
+turn consumers running (what ``create_app`` built: ``consumer()``), as a worker of the real
+server has them. Helpers read what the bot posted from the fake and click the buttons it
+rendered, the way a person would.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from bot.ops.settings import Settings
 from bot.slack import blockkit, placement
-from bot.slack.app import create_app, make_consumer
+from bot.slack.app import create_app
 from bot.slack.cards import ids
 from bot.slack.cards.words import Words
 from bot.slack.placement import Placement
@@ -80,9 +80,9 @@ class BotServer:
     def __init__(self, fake: FakeSlack, redis_url: str, **overrides: Any) -> None:
         self.fake = fake
         self.settings = settings_for(fake, redis_url, **overrides)
-        self.app = create_app(self.settings)
-        self.consumer = make_consumer(self.app, self.settings)
-        assert self.consumer is not None
+        self.built = create_app(self.settings)
+        self.app = self.built.app
+        self.consumer = self.built.consumer()
         self.consumer.block_ms = 50  # a test stops its workers at once (production: 500 ms)
         self.consumer.start()
         handler = SlackRequestHandler(self.app)

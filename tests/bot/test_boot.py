@@ -29,7 +29,7 @@ def test_the_boot_logs_no_bolt_warning_and_checks_the_token_once(
     monkeypatch.setenv("SLACK_BOT_TOKEN", fake.bot_token)  # as every deployment sets it
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "s")
     caplog.set_level(logging.INFO)
-    app = create_app(settings_for(fake, redis_url))
+    app = create_app(settings_for(fake, redis_url)).app
     bolt = [r for r in caplog.records if r.name.startswith("slack_bolt")
             and r.levelno >= logging.WARNING]
     assert bolt == [], [r.getMessage() for r in bolt]
@@ -68,10 +68,7 @@ def test_status_without_redis_says_the_process_keeps_it(fake: FakeSlack) -> None
     """Socket Mode in development: no REDIS_URL, the memory queue and store."""
     settings = Settings(slack_bot_token=fake.bot_token, slack_app_token="xapp-1-A-1-x",
                         slack_api_url=fake.url, internal_team_ids="TINT0001")
-    from bot.slack.app import _WIRING
-
-    app = create_app(settings)
-    face = _WIRING[app].pipeline.face
+    face = create_app(settings).pipeline.face
     from bot.slack.flows.commands import status
 
     said_ = status(face)

@@ -96,3 +96,16 @@ def test_what_can_never_be_an_answer_is_no_delivery(event: dict[str, Any]) -> No
     req = request(event_envelope(ev))
     req.context["bot_user_id"] = "UBOT0001"
     assert payloads.message(req.body, req.context) is None
+
+
+def test_every_click_kind_has_a_listener_and_a_flow() -> None:
+    """A button the table forgets is a click nobody answers: each kind a click can be is
+    matched on Slack's side and applied on the delivery's side."""
+    from typing import get_args
+
+    from bot.slack import routes
+    from bot.slack.payloads import ActionKind
+
+    kinds = set(get_args(ActionKind))
+    assert set(routes.CLICKS) == kinds
+    assert {k for k in routes.FLOWS if k.startswith("action:")} == {f"action:{k}" for k in kinds}

@@ -18,13 +18,13 @@ import jsonschema
 import pytest
 import yaml
 
-from bot.slack.listeners import commands
+from bot.slack import routes
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy" / "slack"
 SCHEMA = ROOT / "tests" / "ops" / "schemas" / "slack-manifest.v1.schema.json"
 PROD, DEV = "manifest.yaml", "manifest.socket.yaml"
-DEV_COMMAND = commands.COMMAND + "-dev"
+DEV_COMMAND = routes.COMMAND + "-dev"
 
 EVENTS = {"app_mention", "app_home_opened", "message.channels", "message.groups", "message.mpim",
           "message.im"}
@@ -85,7 +85,7 @@ def test_production_app_is_http_and_sends_everything_to_the_bolt_route() -> None
     manifest = _manifest(PROD)
     assert manifest["settings"]["socket_mode_enabled"] is False
     (command,) = manifest["features"]["slash_commands"]
-    assert command["command"] == commands.COMMAND
+    assert command["command"] == routes.COMMAND
     urls = [manifest["settings"]["event_subscriptions"]["request_url"],
             manifest["settings"]["interactivity"]["request_url"], command["url"]]
     for url in urls:
@@ -112,13 +112,13 @@ def test_dev_app_is_socket_mode_and_cannot_collide_with_production() -> None:
 def test_the_bot_answers_the_commands_of_both_apps() -> None:
     """The listener must be registered for the dev command too, or /gpu-sizing-dev goes dead.
 
-    ``bot.slack.listeners.commands.COMMANDS`` lists every command the app registers.
+    ``bot.slack.routes.COMMANDS`` lists every command the app registers.
     """
-    answered = set(getattr(commands, "COMMANDS", (commands.COMMAND,)))
+    answered = set(routes.COMMANDS)
     for name in (PROD, DEV):
         for command in _manifest(name)["features"]["slash_commands"]:
             assert command["command"] in answered, (
-                f"{name} registers {command['command']} but bot/slack/listeners/commands.py"
+                f"{name} registers {command['command']} but bot/slack/routes.py"
                 f" answers only {sorted(answered)}")
 
 

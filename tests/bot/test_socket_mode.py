@@ -293,7 +293,7 @@ def test_first_deliveries_are_not_counted_as_retries(
 
     counted: list[str] = []
     monkeypatch.setattr(metrics, "slack_retry", counted.append)
-    app = create_app(settings_for(fake, redis_url))
+    app = create_app(settings_for(fake, redis_url)).app
     try:
         for attempt, reason in ((0, ""), (1, "timeout")):
             envelope = {"envelope_id": f"e{attempt}", "type": "events_api",

@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 import redis
 
-from bot.slack.app import make_consumer
 from bot.slack.cards.quote_modal import B_EMAIL, B_NAME
 from bot.slack.listeners.deliver import BACKLOG_NOTE
 from tests.bot.harness import REP, SALES, BotServer, plain, said
@@ -38,8 +37,7 @@ def test_an_answer_behind_a_backlog_is_told_it_waits_then_applied(
         sent.append(envelope)
     (note, *_) = fake.wait_for("chat.postEphemeral", 1)
     assert note.params["user"] == REP and note.params["text"] == said("slack.waits.backlog")
-    bot.consumer = make_consumer(bot.app, bot.settings)  # a worker is free again
-    assert bot.consumer is not None
+    bot.consumer = bot.built.consumer()  # a worker is free again
     bot.consumer.start()
     r = redis.Redis.from_url(str(bot.settings.redis_url))
     deadline = time.monotonic() + 20

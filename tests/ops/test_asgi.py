@@ -277,3 +277,20 @@ def test_an_unreachable_redis_port_is_reported_not_raised(plain_metrics: None) -
     assert front.warm()
     status, _, body = call(front, "/readyz")
     assert status == 200 and json.loads(body)["redis"]["up"] is False
+
+
+def test_a_signature_is_judged_by_slack_sdks_verifier_with_its_reason() -> None:
+    from slack_sdk.signature import SignatureVerifier
+
+    from bot.ops.signature import Signatures
+
+    body, now = b"token=x&command=%2Fgpu-sizing", 1_700_000_000.0
+    stamp = str(int(now))
+    good = SignatureVerifier("s3cret").generate_signature(timestamp=stamp, body=body)
+    assert good is not None
+    signatures = Signatures("s3cret")
+    assert signatures.refusal(stamp, good, body, now) is None
+    assert signatures.refusal(stamp, good, body + b"x", now) == "bad_signature"
+    assert signatures.refusal(stamp, good, body, now + 301) == "stale_timestamp"
+    assert signatures.refusal(None, good, body, now) == "unsigned"
+    assert Signatures("").refusal(stamp, good, body, now) == "bad_signature"

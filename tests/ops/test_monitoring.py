@@ -52,6 +52,12 @@ ALERT_CASES = [  # (alert, input series, fires at, extra labels or None for "sta
                                   'condition="false"}': "0x30"}, "15m", None),
     ("GpuSizingBotRedisErrors", {f"gpubot_redis_errors_total{{{JOB}}}": "0+6x30"}, "15m", {}),
     ("GpuSizingBotRedisErrors", {f"gpubot_redis_errors_total{{{JOB}}}": "0x30"}, "15m", None),
+    ("GpuSizingBotRedisRefusesWrites", {f"gpubot_redis_errors_total{{{JOB}}}": "0+6x30",
+                                        f'gpubot_redis_up{{{JOB}, instance="a"}}': "1x30"},
+     "10m", {}),
+    ("GpuSizingBotRedisRefusesWrites", {f"gpubot_redis_errors_total{{{JOB}}}": "0+6x30",
+                                        f'gpubot_redis_up{{{JOB}, instance="a"}}': "0x30"},
+     "10m", None),  # Redis is down, not full: GpuSizingBotRedisErrors says so
     ("GpuSizingBotSlowTurns", {f'gpubot_turn_duration_seconds_bucket{{{JOB}, le="{le}"}}': v
                                for le, v in (("0.5", "0+50x30"), ("2.0", "0+90x30"),
                                              ("3.0", "0+100x30"), ("+Inf", "0+100x30"))},

@@ -7,9 +7,9 @@ note saying why nothing changed (someone else's sizing, a concurrent answer, a d
 typed message in a thread that is not its author's sizing is not an answer at all, so it is
 silently ignored rather than refused.
 
-A click on a message that is behind (issue 13, item 3: an update that never landed, or an
-older message of the sizing) changes nothing but brings that message to the current state
-and says so privately; a delivery already applied (a replay of a turn whose worker died
+A click on a message that is behind (an update that never landed, or an older message of the
+sizing) changes nothing but brings that message to the current state and says so privately;
+a delivery already applied (a replay of a turn whose worker died
 before its update) shows the current state too. The store down mid-turn raises: the queue
 retries the turn (``bot/slack/flows/face.py``).
 """

@@ -42,8 +42,8 @@ def files_of(brief: Brief) -> list[Upload]:
 
 
 def send(face: Face, channel: str, brief: Brief, comment: str, *,
-         thread_ts: str | None = None) -> bool:
+         thread_ts: str | None = None) -> None:
     """Upload ``brief`` to ``channel`` (in the thread of ``thread_ts``) with ``comment``
-    (mrkdwn, already escaped); False when Slack refused (counted and logged by the API)."""
-    return face.api.upload(channel, files_of(brief), thread_ts=thread_ts,
-                           comment=comment) is not None
+    (mrkdwn, already escaped); a refusal raises ``SlackRefused`` (counted and logged by the
+    API)."""
+    face.api.upload(channel, files_of(brief), thread_ts=thread_ts, comment=comment)

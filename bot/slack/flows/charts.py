@@ -32,6 +32,7 @@ from bot.charts import ChartsFailed, charts_of
 from bot.slack import placement, work
 from bot.slack.api import Upload
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows.face import Face
 from bot.slack.flows.result import Clicked, clicked_result
 from bot.slack.flows.turn import Turn
@@ -125,8 +126,9 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
         channel: str | None = where.channel if where else key.channel
         thread = key.root
     else:
-        channel, thread = face.api.open_dm(viewer), None
-        if channel is None:
+        try:
+            channel, thread = face.api.open_dm(viewer), None
+        except SlackRefused:
             _failed(face, t, found, viewer, done, msg("slack.charts.no_dm"))
             return
     w = Words(aud.lang)
@@ -134,10 +136,11 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
              for image, (name, data) in zip(drawn.images, drawn.files(), strict=True)]
     comment = w.md(msg("slack.charts.comment", model=rec.model.name,
                        verdict=verdict_name(rec.verdict, rec.gpus_per_node)))
-    shared = face.api.upload(channel or key.channel, files, thread_ts=thread, comment=comment)
-    if shared is None:
+    try:
+        face.api.upload(channel or key.channel, files, thread_ts=thread, comment=comment)
+    except SlackRefused as exc:
         _failed(face, t, found, viewer, done,
-                face.cannot_post(msg("slack.charts.not_posted")))
+                face.cannot_post(msg("slack.charts.not_posted"), exc))
         return
     _save(face, t, found, viewer, done.model_copy(update={"posted": True}))
     t.outcome = "ok"

@@ -16,6 +16,7 @@ from functools import cache
 from bot.slack import written
 from bot.slack.cards.start import start_message
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.start import Start, start
 from bot.slack.flows.turn import Turn
@@ -84,11 +85,13 @@ def run(face: Face, t: Turn, d: CommandDelivery) -> None:
             t.outcome = "forbidden"
             face.tell(aud, msg("slack.refused"))
         elif found[0] == "post":
-            posted = face.api.post(d.channel, start_message(d.user, Words(aud.lang)),
-                                   mid=written.message_id("start", d.id))
-            t.outcome = "question" if posted else "error"
-            if not posted:
-                face.tell(aud, face.cannot_post(msg("slack.what.start_not_posted")))
+            try:
+                face.api.post(d.channel, start_message(d.user, Words(aud.lang)),
+                              mid=written.message_id("start", d.id))
+                t.outcome = "question"
+            except SlackRefused as exc:
+                t.outcome = "error"
+                face.tell(aud, face.cannot_post(msg("slack.what.start_not_posted"), exc))
         else:
             w = Words(aud.lang)
             face.tell(aud, status(face), channel=w.channel(face.settings.quote_channel_id))

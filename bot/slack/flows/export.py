@@ -21,6 +21,7 @@ from bot.brief import Requester, brief_charts, build_brief
 from bot.slack import placement
 from bot.slack.cards.ids import parse_block_id
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows import briefs
 from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.result import clicked_result
@@ -62,11 +63,12 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     brief = build_brief(rec, found.reply.answers, lang=aud.lang, purpose="export",
                         requester=facts, charts=brief_charts(found.reply, aud.lang))
     w = Words(aud.lang)
-    dm = face.api.open_dm(d.user)
-    if dm is None or not briefs.send(face, dm, brief,
-                                     w.md(msg("slack.export.comment", model=rec.model.name))):
+    try:
+        briefs.send(face, face.api.open_dm(d.user), brief,
+                    w.md(msg("slack.export.comment", model=rec.model.name)))
+    except SlackRefused as exc:
         t.outcome = "error"
-        face.tell(aud, face.cannot_post(msg("slack.export.not_sent")))
+        face.tell(aud, face.cannot_post(msg("slack.export.not_sent"), exc))
         return
     t.outcome = "ok"
     face.tell(aud, msg("slack.export.sent"))

@@ -15,6 +15,7 @@ truth: "nothing was lost" only when the store keeps what it is given across a cr
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from bot.slack import cards, work
 from bot.slack.access import Access
 from bot.slack.api import SlackApi
 from bot.slack.cards.notes import note_message
+from bot.slack.errors import SlackError, SlackRefused
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
 from bot.slack.storefacts import StoreFacts
@@ -79,9 +81,11 @@ class Face:
         except StoreUnavailable:
             return default
 
-    def cannot_post(self, what: Message) -> Message:
-        """What to say when Slack refused a post: how to let the bot in, or try again."""
-        if self.api.no_access:
+    @staticmethod
+    def cannot_post(what: Message, refused: SlackRefused | None = None) -> Message:
+        """What to say when Slack refused a post (``refused``: how): how to let the bot in,
+        or try again."""
+        if refused is not None and refused.no_access:
             return msg("slack.cannot_post")
         return msg("slack.slack_failed", what=what)
 
@@ -93,7 +97,9 @@ class Face:
         if aud.response_url and self.api.respond(aud.response_url, note):
             return
         if aud.channel:
-            self.api.ephemeral(aud.channel, aud.user, note, aud.thread)
+            # never retried, whatever failed: a note that may have arrived is not sent twice
+            with contextlib.suppress(SlackError):
+                self.api.ephemeral(aud.channel, aud.user, note, aud.thread)
 
     def store_down(self, t: Turn, aud: Audience) -> NoReturn:
         """The store is unreachable mid-turn: count it, tell the person once, and raise, so the

@@ -1,7 +1,7 @@
 """A file or snippet shared in a sizing: its text is the person's answer, as if they had pasted it.
 
 Why: a model outside the catalog is described by its Hugging Face ``config.json``, and people
-share that file (or a snippet of it) more often than they paste it (issue #10). The message
+share that file (or a snippet of it) more often than they paste it. The message
 event carries only what Slack says of each file (``bot/slack/payloads.py`` ``SharedFile``: the
 queue entry stays small); the turn downloads the file here, when it is applied
 (:meth:`bot.slack.api.SlackApi.download`), and the dialogue reads its text as the answer
@@ -19,15 +19,17 @@ What a message with files answers (:func:`pick`, then :func:`said`):
 
 A file that cannot be read (over ``MAX_CONFIG_CHARS``, not text, refused by Slack) is said
 privately, in the sizing's language, and changes nothing: the sizing stays at its question.
-Slack failing for a passing reason raises ``SlackDown`` from the download: the queue retries
+Slack failing for a passing reason raises ``SlackPassing`` from the download: the queue retries
 the turn, as for any other Slack call. Neither the file's URL nor its content is logged.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.slack.errors import SlackRefused
 from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.turn import Turn
 from bot.slack.payloads import MentionDelivery, MessageDelivery, SharedFile
@@ -64,7 +66,8 @@ def pick(face: Face, d: Spoken) -> SharedFile | None:
     cannot be read, and the person is told so rather than have their text read instead)."""
     for f in d.files:
         if not f.described:
-            f = face.api.file_info(f.id) or f
+            with contextlib.suppress(SlackRefused):  # undescribed: said unreadable below
+                f = face.api.file_info(f.id) or f
         if not f.described or text_like(f):
             return f
     return None

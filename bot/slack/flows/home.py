@@ -8,11 +8,13 @@ store failed is retried by the queue, and the tab then shows what it should.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from bot.slack import work
 from bot.slack.cards.home import home_view
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.start import Start, start
 from bot.slack.flows.turn import Turn
@@ -34,10 +36,12 @@ def opened(face: Face, t: Turn, d: HomeDelivery) -> None:
     except StoreUnavailable:
         # say so on the tab now; the turn is retried, and shows the list once the store is back
         if work.current().first:
-            face.api.publish_home(d.user, home_view([], Words("en"), store_ok=False))
+            with contextlib.suppress(SlackRefused):  # the retry draws the tab again
+                face.api.publish_home(d.user, home_view([], Words("en"), store_ok=False))
         raise
     t.outcome = "question"
-    face.api.publish_home(d.user, home_view(recent, Words(_lang(recent)), store_ok=True))
+    with contextlib.suppress(SlackRefused):  # a tab Slack will not take: nothing to redo
+        face.api.publish_home(d.user, home_view(recent, Words(_lang(recent)), store_ok=True))
 
 
 def _lang(recent: list[dict[str, Any]]) -> Lang:
@@ -54,16 +58,19 @@ def new(face: Face, t: Turn, d: ActionDelivery) -> None:
         first = face.dialogue.store.claim(f"home:{d.user}:{bucket}", CLAIM_TTL_S, holder=d.id)
     except StoreUnavailable:
         if work.current().first:
-            face.api.publish_home(d.user, home_view([], w, store_ok=False))
+            with contextlib.suppress(SlackRefused):  # the retry draws the tab again
+                face.api.publish_home(d.user, home_view([], w, store_ok=False))
         raise
     if not first:
         t.outcome = "duplicate"  # a double click: the first one opens the sizing
         return
-    channel = face.api.open_dm(d.user)
-    if channel is None:
+    try:
+        channel = face.api.open_dm(d.user)
+    except SlackRefused as exc:
         t.outcome = "error"
-        problem = w.md(face.cannot_post(msg("slack.what.no_sizing")))
-        face.api.publish_home(d.user, home_view([], w, problem=problem))
+        problem = w.md(face.cannot_post(msg("slack.what.no_sizing"), exc))
+        with contextlib.suppress(SlackRefused):  # the tab cannot say it either
+            face.api.publish_home(d.user, home_view([], w, problem=problem))
         return
     start(face, t, Start(team=d.team, channel=channel, user=d.user, surface="home", dm=True,
                          delivery_id=d.id, actor_team=d.actor_team), Audience(d.user, channel))

@@ -11,9 +11,12 @@ finds it instead of posting it twice (``bot/slack/written.py``).
 
 from __future__ import annotations
 
+import contextlib
+
 from bot.slack import placement, work, written
 from bot.slack.cards.math import math_message
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackError, SlackRefused
 from bot.slack.flows.face import Face
 from bot.slack.flows.result import clicked_result
 from bot.slack.flows.turn import Turn
@@ -32,7 +35,8 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     key, aud = found.key, found.aud
     message = math_message(found.rec, Words(aud.lang))
     if found.conv.owner != d.user:
-        face.api.ephemeral(aud.channel or "", d.user, message, key.root)
+        with contextlib.suppress(SlackError):  # a note is never retried
+            face.api.ephemeral(aud.channel or "", d.user, message, key.root)
         return
     where = placement.of(found.conv) or Placement.new(key, surface="turn", actor_team=None,
                                                         shared=False)
@@ -53,14 +57,16 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
         t.outcome = "duplicate"
         face.tell(aud, already)
         return
-    posted = face.api.post(where.channel, message, key.root,
-                           mid=written.message_id("math", found.conv.id, done.version))
-    fresh = placement.load(face.dialogue, key) or where  # the newest ts, whoever wrote it
-    if posted is None:
+    try:
+        face.api.post(where.channel, message, key.root,
+                      mid=written.message_id("math", found.conv.id, done.version))
+    except SlackRefused as exc:
         t.outcome = "error"
+        fresh = placement.load(face.dialogue, key) or where  # the newest ts, whoever wrote it
         retry = done.model_copy(update={"attempt": done.attempt + 1})
         placement.save(face.dialogue, key, fresh.model_copy(update={"math": retry}))
-        face.tell(aud, face.cannot_post(msg("slack.what.math_not_posted")))
+        face.tell(aud, face.cannot_post(msg("slack.what.math_not_posted"), exc))
         return
+    fresh = placement.load(face.dialogue, key) or where  # the newest ts, whoever wrote it
     placement.save(face.dialogue, key,
                    fresh.model_copy(update={"math": done.model_copy(update={"posted": True})}))

@@ -20,11 +20,13 @@ not read.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 
 from bot.slack import written
 from bot.slack.cards.notes import help_message
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows import files
 from bot.slack.flows.answer import answer
 from bot.slack.flows.commands import which
@@ -79,8 +81,9 @@ def dm(face: Face, t: Turn, d: MessageDelivery) -> None:
     typed = d.text if chosen is None else ""
     asked = which(typed.strip(" ?!.") or "?", "help", "new") if typed else None
     if not d.thread_ts and asked is not None and asked[0] == "help":
-        face.api.post(d.channel, help_message(Words(asked[1])),
-                      mid=written.message_id("help", d.id))
+        with contextlib.suppress(SlackRefused):  # nowhere else to say it
+            face.api.post(d.channel, help_message(Words(asked[1])),
+                          mid=written.message_id("help", d.id))
         return
     cmd = command(typed) if typed else None
     fresh = (asked is not None and asked[0] == "new") or (cmd is not None

@@ -9,7 +9,7 @@ Two steps, because sales needs to know whom to call:
    (``users.info``). Refused first, privately, as before: an older card, someone else's
    sizing (the vendor's team may quote anyone's), a quote channel missing or shared.
 2. **The submission** (:func:`submit`), already checked field by field by its listener
-   (``bot/slack/listeners/views/quote.py``), is verified against the stored conversation:
+   (``bot/slack/listeners/views.py``), is verified against the stored conversation:
    the form's key and version are read from its metadata but trusted only once the stored
    sizing has that version and a result, and the submitter may quote it. Then, in order, so
    nothing internal can leak and nothing is done twice: one application per form on any
@@ -50,6 +50,7 @@ from bot.slack.cards.notes import note_message
 from bot.slack.cards.quote import quote_summary
 from bot.slack.cards.quote_modal import Prefill, parse_metadata, quote_view
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackError, SlackRefused
 from bot.slack.flows import briefs
 from bot.slack.flows.answer import not_owner
 from bot.slack.flows.face import Audience, Face
@@ -87,7 +88,10 @@ def _prefill(face: Face, conv: Conversation, user: str) -> Prefill:
     draft = _draft(conv, user)
     if draft is not None:
         return Prefill.of(draft)
-    info = face.api.user_info(user) or {}
+    try:
+        info = face.api.user_info(user)
+    except SlackRefused:
+        info = {}
     profile = info.get("profile") if isinstance(info.get("profile"), dict) else {}
     assert isinstance(profile, dict)
     name = next((v for v in (profile.get("real_name"), info.get("real_name"),
@@ -122,7 +126,11 @@ def run(face: Face, t: Turn, d: ActionDelivery) -> None:
     view = quote_view(found.rec, key, found.conv.version, Words(aud.lang),
                       _prefill(face, found.conv, d.user))
     t.extra["trigger_age_ms"] = round(1000 * work.current().age_s)  # Slack allows 3 s
-    if not d.trigger_id or face.api.open_view(d.trigger_id, view) is None:
+    try:
+        if not d.trigger_id:
+            raise SlackRefused("views.open", "no_trigger")
+        face.api.open_view(d.trigger_id, view)
+    except SlackError:  # never put off: a later attempt could not use the trigger any more
         t.outcome = "error"
         face.tell(aud, msg("slack.quoting.form_failed"))
         return
@@ -212,7 +220,10 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
             record, requester=d.user, requester_team=d.actor_team, internal=internal,
             channel=channel, shared=shared, key=key, rec=rec, answers=reply.answers, w=w,
             contact=d.contact)
-        ts = face.api.post(target, summary, mid=mid, audit=audit)
+        try:
+            ts = face.api.post(target, summary, mid=mid, audit=audit).ts
+        except SlackRefused:
+            ts = None
     if ts is None:  # Slack refused the summary: sales has nothing, so the request is not made
         t.outcome = "error"
         _release(face, once_token, d.id)
@@ -222,13 +233,19 @@ def submit(face: Face, t: Turn, d: ViewSubmissionDelivery) -> None:
                       channel=channel, shared=shared, key=key.format(), audit=audit)
     brief = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote", contact=d.contact,
                         requester=facts, charts=brief_charts(reply, aud.lang))
-    attached = briefs.send(face, target, brief, w.md(msg("slack.quoting.comment",
-                                                         model=rec.model.name, audit=audit)),
-                           thread_ts=ts)
+    try:
+        briefs.send(face, target, brief, w.md(msg("slack.quoting.comment",
+                                                  model=rec.model.name, audit=audit)),
+                    thread_ts=ts)
+        attached = True
+    except SlackRefused:
+        attached = False
     if not attached:  # say so where sales reads it: the summary promised the brief
         t.extra["brief"] = "not_attached"
-        face.api.post(target, note_message(w.md(msg("slack.quoting.brief_missing")), w), ts,
-                      mid=written.message_id("quote-note", conv.id, conv.version, d.user))
+        with contextlib.suppress(SlackRefused):  # the summary is there; the note is extra
+            face.api.post(target, note_message(w.md(msg("slack.quoting.brief_missing")), w),
+                          ts, mid=written.message_id("quote-note", conv.id, conv.version,
+                                                     d.user))
     customer = build_brief(rec, reply.answers, lang=aud.lang, purpose="quote",
                            contact=d.contact, charts=brief_charts(reply, aud.lang),
                            ) if d.contact.copy_requested else None
@@ -257,6 +274,8 @@ def _send_copy(face: Face, user: str, brief: Brief | None, comment: str) -> Mess
     to tell them about it."""
     if brief is None:
         return msg("slack.quoting.copy_none")
-    dm = face.api.open_dm(user)
-    sent = dm is not None and briefs.send(face, dm, brief, comment)
-    return msg("slack.quoting.copy_sent") if sent else msg("slack.quoting.copy_failed")
+    try:
+        briefs.send(face, face.api.open_dm(user), brief, comment)
+    except SlackRefused:
+        return msg("slack.quoting.copy_failed")
+    return msg("slack.quoting.copy_sent")

@@ -5,11 +5,11 @@ so whichever worker took the turn updates the same message. While the starter of
 is still posting its first question, a turn leaves the message to it (the starter brings it
 up to date right after recording the ``ts``): nothing waits, nothing is posted twice.
 
-Failures (issue 13, items 3 and 4):
+Failures:
 
 * ``chat.update`` is retried when Slack fails for a passing reason, each time with the stored
   state rendered afresh (:func:`update`), and then the whole turn is put off and retried
-  (``SlackDown``), never answered with a second message: a sizing shows one live question;
+  (``SlackPassing``), never answered with a second message: a sizing shows one live question;
 * only when Slack refuses the update for good (the message was deleted, it can no longer be
   edited) is the current state posted as a new message (``sizing:<conversation>:<gen+1>``),
   which becomes the sizing's message; the old one is marked superseded (updated to a short
@@ -21,12 +21,13 @@ Failures (issue 13, items 3 and 4):
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from bot.ops import metrics
 from bot.slack import cards, placement, work, written
-from bot.slack.api import SlackDown
 from bot.slack.cards.notes import superseded_message
+from bot.slack.errors import SlackPassing, SlackRefused
 from bot.slack.flows.face import Audience, Face
 from bot.slack.keys import ConversationKey
 from bot.slack.placement import Placement
@@ -70,16 +71,18 @@ def show(face: Face, key: ConversationKey, reply: Reply, aud: Audience,
             placement.save(face.dialogue, key, where)
         retire(face, key, where, reply.language)
         return
-    if ts:  # refused for good: a new message, and the old one superseded
-        new_ts = face.api.post(where.channel, message, where.root,
-                               mid=sizing_id(reply, where, next_gen=True), look_first=True)
-    else:  # nobody showed it: an earlier attempt may have (state "posting")
-        new_ts = face.api.post(where.channel, message, where.root, mid=sizing_id(reply, where),
-                               look_first=where.shown == "posting")
-    if new_ts is None:
-        face.tell(aud, face.cannot_post(msg("slack.what.update_failed")))
+    try:
+        if ts:  # refused for good: a new message, and the old one superseded
+            posted = face.api.post(where.channel, message, where.root,
+                                   mid=sizing_id(reply, where, next_gen=True), look_first=True)
+        else:  # nobody showed it: an earlier attempt may have (state "posting")
+            posted = face.api.post(where.channel, message, where.root,
+                                   mid=sizing_id(reply, where),
+                                   look_first=where.shown == "posting")
+    except SlackRefused as exc:
+        face.tell(aud, face.cannot_post(msg("slack.what.update_failed"), exc))
         return
-    found = face.api.last_found
+    new_ts, found = posted.ts, posted.found
     where = where.replaced(where.channel, new_ts) if ts else where.posted(where.channel, new_ts)
     placement.save(face.dialogue, key, where)
     if found:  # an earlier attempt posted it, showing what was true then
@@ -94,14 +97,15 @@ def update(face: Face, key: ConversationKey, reply: Reply, where: Placement, ts:
     same payload sent again after a newer turn's update would show an older question. Once it
     landed, a turn applied meanwhile is shown too (its own update may have landed first), so
     the message always ends on the newest state. A passing failure beyond the attempts raises
-    ``SlackDown`` (the turn is put off and retried)."""
+    ``SlackPassing`` (the turn is put off and retried)."""
     for attempt in range(UPDATE_ATTEMPTS):
         try:
-            if not face.api.update(where.channel, ts, cards.render(reply, key),
-                                   mid=sizing_id(reply, where), version=reply.version,
-                                   thread_ts=where.root):
-                return False
-        except SlackDown:
+            face.api.update(where.channel, ts, cards.render(reply, key),
+                            mid=sizing_id(reply, where), version=reply.version,
+                            thread_ts=where.root)
+        except SlackRefused:
+            return False
+        except SlackPassing:
             if attempt == UPDATE_ATTEMPTS - 1:
                 raise
             time.sleep(UPDATE_BACKOFF_S * (attempt + 1))
@@ -124,13 +128,16 @@ def retire(face: Face, key: ConversationKey, where: Placement, lang: Lang) -> No
         return
     note = superseded_message(cards.Words(lang), dm=key.is_dm)
     done: set[str] = set()
-    down: SlackDown | None = None
+    down: SlackPassing | None = None
     for old in where.retire:
         try:
-            if not face.api.update(where.channel, old, note):
-                face.api.delete(where.channel, old)  # gone already, or too old to edit
+            try:
+                face.api.update(where.channel, old, note)
+            except SlackRefused:  # gone already, or too old to edit
+                with contextlib.suppress(SlackRefused):
+                    face.api.delete(where.channel, old)
             done.add(old)
-        except SlackDown as exc:
+        except SlackPassing as exc:
             down = exc
     if done:
         placement.save(face.dialogue, key, where.retired(done))
@@ -154,20 +161,22 @@ def reconcile(face: Face, key: ConversationKey, aud: Audience, message_ts: str |
     return True
 
 
-def post_first(face: Face, key: ConversationKey, reply: Reply, where: Placement) -> str | None:
+def post_first(face: Face, key: ConversationKey, reply: Reply, where: Placement) -> str:
     """Post a new sizing's question, record its ``ts``, then catch up with any turn taken
-    meanwhile (see ``bot/slack/placement.py``). The ts, or None when Slack refused it.
+    meanwhile (see ``bot/slack/placement.py``). The ts; ``SlackRefused`` when Slack refused
+    it (recorded as failed, so the next turn shows it again).
 
     A retry of the start (or a turn finishing what a dead starter left ``posting``) looks for
     the question by its id before posting it; one it finds is brought to the current state
     (a turn taken while its starter was dead left the message to that starter)."""
-    ts = face.api.post(where.channel, cards.render(reply, key), where.root,
-                       mid=sizing_id(reply, where), look_first=where.shown == "posting"
-                       and not where.posted_by(work.current().delivery_id))
-    if ts is None:
+    try:
+        posted = face.api.post(where.channel, cards.render(reply, key), where.root,
+                               mid=sizing_id(reply, where), look_first=where.shown == "posting"
+                               and not where.posted_by(work.current().delivery_id))
+    except SlackRefused:
         placement.save(face.dialogue, key, where.failed())
-        return None
-    found = face.api.last_found  # posted by an earlier attempt: it shows what was true then
+        raise
+    ts, found = posted.ts, posted.found  # found: an earlier attempt's, showing what was then
     placement.save(face.dialogue, key, where.posted(where.channel, ts))
     latest = face.dialogue.current(key.format())
     if latest is not None and (found or latest.version != reply.version):

@@ -19,18 +19,20 @@ before any of this (``bot/slack/listeners/deliver.py``).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, replace
 
 from bot.ops import metrics
 from bot.slack import placement, written
 from bot.slack.cards.start import root_message
 from bot.slack.cards.words import Words
+from bot.slack.errors import SlackRefused
 from bot.slack.flows.face import Audience, Face
 from bot.slack.flows.show import counted, post_first, show
 from bot.slack.flows.turn import Turn
 from bot.slack.keys import ConversationKey
 from bot.slack.placement import Placement, Surface
-from dialogue import Conflict, Duplicate, StoreUnavailable
+from dialogue import Conflict, Duplicate, Reply, StoreUnavailable
 from engine.units import Lang
 from engine.wording import msg
 
@@ -58,11 +60,12 @@ def start(face: Face, t: Turn, s: Start, aud: Audience) -> None:
     root = None if s.dm else s.root
     own_root = root is None and not s.dm
     if own_root:
-        root = face.api.post(s.channel, root_message(s.user, Words(aud.lang)),
-                             mid=written.message_id("root", s.delivery_id or s.user))
-        if root is None:
+        try:
+            root = face.api.post(s.channel, root_message(s.user, Words(aud.lang)),
+                                 mid=written.message_id("root", s.delivery_id or s.user)).ts
+        except SlackRefused as exc:
             t.outcome = "error"
-            face.tell(aud, face.cannot_post(msg("slack.what.no_sizing")))
+            face.tell(aud, face.cannot_post(msg("slack.what.no_sizing"), exc))
             return
     key = (ConversationKey.dm(s.team, s.channel, s.user) if root is None
            else ConversationKey.thread(s.team, s.channel, root, s.user))
@@ -80,28 +83,37 @@ def start(face: Face, t: Turn, s: Start, aud: Audience) -> None:
     except Conflict:  # a double click whose twin started the sizing and posts it
         t.outcome = "conflict"
         if own_root and root:
-            face.api.delete(s.channel, root)
+            _delete(face, s.channel, root)
         return
     except StoreUnavailable:  # the retry finds the root again by its id and reuses it
         face.store_down(t, told)
     except Exception:
         if own_root and root:
-            face.api.delete(s.channel, root)
+            _delete(face, s.channel, root)
         face.failed(t, told)
         return
     t.from_reply(reply)
     told = replace(told, lang=reply.language)
     metrics.conversation_started()
-    if post_first(face, key, reply, where) is None:
+    try:
+        post_first(face, key, reply, where)
+    except SlackRefused as exc:
         # the sizing is kept but nobody can see its question: say so; a root we posted would
         # announce a sizing with nothing in its thread. The next mention, Start click or DM
         # message shows the question again (flows/show.py needs_reshow).
         t.outcome = "error"
         if own_root and root:
-            face.api.delete(s.channel, root)
-        face.tell(told, face.cannot_post(msg("slack.what.question_not_shown")))
+            _delete(face, s.channel, root)
+        face.tell(told, face.cannot_post(msg("slack.what.question_not_shown"), exc))
         return
     counted(reply)
+
+
+def _delete(face: Face, channel: str, ts: str) -> None:
+    """Delete a root that would mislead; one Slack will not delete stays (nothing else to
+    do about it)."""
+    with contextlib.suppress(SlackRefused):
+        face.api.delete(channel, ts)
 
 
 def finish(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
@@ -113,10 +125,7 @@ def finish(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
         return
     t.from_reply(reply)
     if where.ts is None:
-        if post_first(face, key, reply, where) is None:
-            t.outcome = "error"
-            face.tell(replace(aud, lang=reply.language),
-                      face.cannot_post(msg("slack.what.question_not_shown")))
+        _post_first(face, t, key, reply, where, aud)
         return
     show(face, key, reply, replace(aud, lang=reply.language))
 
@@ -131,7 +140,15 @@ def reshow(face: Face, t: Turn, key: ConversationKey, aud: Audience) -> None:
     if reply is None or where is None:
         return
     t.from_reply(reply)
-    if post_first(face, key, reply, where) is None:
+    _post_first(face, t, key, reply, where, aud)
+
+
+def _post_first(face: Face, t: Turn, key: ConversationKey, reply: Reply, where: Placement,
+                aud: Audience) -> None:
+    """Show a sizing's question nobody showed; say so when Slack refuses it."""
+    try:
+        post_first(face, key, reply, where)
+    except SlackRefused as exc:
         t.outcome = "error"
         face.tell(replace(aud, lang=reply.language),
-                  face.cannot_post(msg("slack.what.question_not_shown")))
+                  face.cannot_post(msg("slack.what.question_not_shown"), exc))

@@ -1,6 +1,6 @@
 """A click whose block id the server did not sign: changes nothing; trusted only if looked up.
 
-Why (issue 13, item 8): a block id names a conversation and a version, and a client could put
+Why: a block id names a conversation and a version, and a client could put
 anything there, so only ids the server signed are believed (``bot/slack/cards/ids.py``). One
 kind of unsigned id is legitimate: a message posted before the ids were signed (``gs1|…``). Its
 key is not believed either, but it can be *looked up*: when the stored sizing at that key says

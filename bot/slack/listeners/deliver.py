@@ -1,6 +1,6 @@
 """How a listener hands a delivery on: recorded in the durable turn queue *before* the ack.
 
-Why (``docs/architecture.md``, "How one turn flows", step 2; issue 13, items 2 and 5): Slack is
+Why (``docs/architecture.md``, "How one turn flows", step 2): Slack is
 told "got it" only once the delivery is kept where any worker will find it, so a worker killed
 right after the ack loses nothing. The listener builds the typed ``Delivery``
 (``bot/slack/payloads.py``) and calls ``queue.submit(delivery.id, delivery.model_dump_json())``
@@ -17,7 +17,9 @@ itself runs later in a consumer (``bot/slack/app.py``). What the submit answers 
   only on Slack's first delivery, not on each retry). A slash command is answered 200 with a
   private note saying it could not be confirmed (Slack does not retry commands, and its own
   error text says nothing useful); a form submission keeps the form open with that note on its
-  first field. Notes go out on a small pool of their own, never on the ack path.
+  first field. Notes go out on a small pool of their own (:data:`NOTE_THREADS`), never on a
+  listener's thread: a listener only records and acks, so a burst is acked as fast as Redis
+  answers, whatever Slack's ``response_url`` costs.
 
 Events and clicks are recorded by a listener middleware (:func:`recorded`), which runs before
 Bolt acks (events are acknowledged by Bolt before their listener runs) and can answer 503;
@@ -32,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from slack_bolt import BoltContext, BoltRequest, BoltResponse
+from slack_bolt import Ack, BoltContext, BoltRequest, BoltResponse
 
 from bot.ops import metrics
 from bot.slack.cards.home import home_view
@@ -49,6 +51,10 @@ log = logging.getLogger(__name__)
 CONTEXT_KEY = "gpu_sizing_recorder"
 RECORDED_KEY = "gpu_sizing_recorded"
 BACKLOG_NOTE = 24  # entries waiting beyond which a person is told their answer waits
+#: Threads sending the notes said after an ack. Never the listeners' own: a listener thread held
+#: by a slow ``response_url`` (Slack's takes up to a second under load) is one fewer to record
+#: and ack the next request, and a burst then waits for acks beyond Slack's 3 s.
+NOTE_THREADS = 8
 
 Builder = Callable[[dict[str, Any], BoltContext], Delivery | None]
 Outcome = Literal["queued", "already", "failed"]
@@ -69,7 +75,7 @@ class Recorder:
         self.queue = queue
         self.face = face
         self.backlog_note = backlog_note
-        self._notes = ThreadPoolExecutor(max_workers=2, thread_name_prefix="not-taken")
+        self._notes = ThreadPoolExecutor(max_workers=NOTE_THREADS, thread_name_prefix="notes")
 
     def record(self, delivery: Delivery) -> Recorded:
         """Submit ``delivery`` (its id is never empty: ``bot/slack/payloads.py``)."""
@@ -84,19 +90,23 @@ class Recorder:
         return Recorded(delivery, "queued" if submitted.fresh else "already")
 
     def after_ack(self, got: Recorded | None) -> None:
-        """After the ack: tell the person their answer waits when many are ahead of it."""
-        if got is None or got.outcome != "queued":
-            return
+        """After the ack: tell the person their answer waits when many are ahead of it (on the
+        notes pool: the backlog is read from Redis, the note sent to Slack)."""
+        if got is not None and got.outcome == "queued":
+            self._notes.submit(self._backlog_note, got)
+
+    def _backlog_note(self, got: Recorded) -> None:
         try:
             waiting = self.queue.backlog()
         except StoreUnavailable:
             return
         if waiting >= self.backlog_note:
-            self.face.tell(audience(self.face, got.delivery), msg("slack.waits.backlog"))
+            self._tell(got.delivery, msg("slack.waits.backlog"))
 
     def not_taken(self, got: Recorded) -> None:
-        """Tell the person a command could not be confirmed (after its empty ack)."""
-        self.face.tell(audience(self.face, got.delivery), msg("slack.not_taken"))
+        """Tell the person a command could not be confirmed (after its empty ack, on the
+        notes pool)."""
+        self._notes.submit(self._tell, got.delivery, msg("slack.not_taken"))
 
     def refused(self, got: Recorded, *, first: bool) -> None:
         """An event or click answered 503: say so, off the ack path (an event: only on
@@ -180,3 +190,14 @@ def after_ack(context: BoltContext) -> None:
     got = context.get(RECORDED_KEY)
     if recorder is not None and isinstance(got, Recorded):
         recorder.after_ack(got)
+
+
+def acked(ack: Ack, context: BoltContext) -> None:
+    """Every click's listener: :func:`recorded` kept the click, so acknowledge it."""
+    ack()
+    after_ack(context)
+
+
+def seen(context: BoltContext) -> None:
+    """Every event's listener (Bolt acknowledged the event already)."""
+    after_ack(context)

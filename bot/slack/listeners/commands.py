@@ -1,5 +1,8 @@
 """``/gpu-sizing [help|post|status|what you know]``: recorded, acknowledged empty, then applied.
 
+A listener of its own, unlike clicks and events: it owns its ack, which is sent whether or not
+the command was recorded.
+
 The command is recorded in the durable turn queue before the ack
 (``bot/slack/listeners/deliver.py``); an empty ack shows nothing, and the root message and the
 question follow in the channel (or the help, refusal or status privately), from whichever
@@ -16,9 +19,6 @@ from slack_bolt import Ack, BoltContext
 
 from bot.slack import payloads
 from bot.slack.listeners.deliver import record, recorder_of
-
-COMMAND = "/gpu-sizing"
-COMMANDS = (COMMAND, f"{COMMAND}-dev")  # the production app's, the development app's
 
 
 def on_gpu_sizing(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
