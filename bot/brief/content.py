@@ -10,8 +10,9 @@ catalog (``bot/wording.py``) in :attr:`Brief.lang`; every figure is a message pa
 formatted by ``engine/units.py``. What a person typed (the contact details) travels as
 verbatim ``text`` messages and is made safe by each renderer for its format.
 
-Charts (issue #12) are a hook: :attr:`Brief.charts` holds PNG images with their captions;
-the PDF embeds them and the Markdown names them, when there are any.
+Charts travel in sections of kind ``charts`` (PNG images with their captions; page one
+shows the load or training curve, ``bot/brief/summary.py``): the PDF embeds them and the
+Markdown names them. The options side by side are a section of kind ``grid``.
 """
 
 from __future__ import annotations

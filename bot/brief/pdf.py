@@ -2,7 +2,7 @@
 
 Why fpdf2: pure Python (no system libraries, no browser), maintained, embeds TrueType fonts
 as subsets with a ToUnicode map (so the text can be searched, copied and extracted, which
-the tests do with pypdf), draws tables, and embeds PNG images for issue #12's charts. Why no
+the tests do with pypdf), draws tables, and embeds PNG images for the charts. Why no
 Markdown or HTML step in between: the brief is already structured data
 (``bot/brief/content.py``), so each section kind maps to one drawing call and nothing a
 person typed can be read as markup: fpdf2's own ``markdown=`` option stays off everywhere.

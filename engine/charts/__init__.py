@@ -1,4 +1,4 @@
-"""The charts of a recommendation (issue #12): the load curve, the memory picture and the
+"""The charts of a recommendation: the load curve, the memory picture and the
 training curve, drawn with matplotlib (headless) to PNG bytes.
 
 Why a package of its own: drawing is not deciding. The series come from
