@@ -33,6 +33,7 @@ from dialogue import Dialogue, MemoryStore, RedisStore, understand
 from dialogue.flow import request, sizing_request
 from dialogue.store import Write
 from dialogue.understand.opening import extract
+from dialogue.understand.tidy import tidy
 from engine import recommend
 from engine.catalog import catalog
 from engine.catalog.names import lookup
@@ -109,23 +110,38 @@ def reading_cost(text: str, n: int = 30) -> tuple[float, float]:
     for i in range(n):
         said = f"{text[:490]} z{i}"
         t0 = time.process_time()
-        extract(said)
+        read(said)
         samples.append(time.process_time() - t0)
     return _median_us(samples), max(samples) * 1e6
 
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "dialogue" / "corpus" / "utterances.jsonl"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "dialogue" / "corpus"
+
+
+def read(said: str) -> None:
+    """What a message costs to understand: made plain (Slack's markup, the lexicon), then
+    read as an opening."""
+    extract(tidy(said))
+
 _SOUP = ["llama", "qwen", "mistral", "gemma", "deepseek", "70b", "8b", "3.1", "2.5", "large",
          "moe", "x", "foo", "gpt", "oss", "405b", "users", "64", "8k", "int4", "no", "h100",
          "lora", "employees", "tok/s", "per", "user", "documents", "by", "friday", "sorry",
          "not", "?"]
 
 
+#: Slack's markup, spelled numbers, glued counts and typos, in pieces to mix
+_SLACK = ["*Model:*", "*Users:*", "`meta-llama/Llama-3.1-8B`", "<@U0123ABCD>", "<#C01|sales>",
+          "<https://huggingface.co/x/y|label>", ":pray:", "~64 users~", "two", "hundred", "and",
+          "fifty", "quatre-vingt", "-dix", "cent", "pour", "100users", "4kctx", "70", "b",
+          "infrence", "fine", "tunning", "usrs", "for just me", "reglage fin complet",
+          "tokens a second", "\n", "&gt;", "*", "_", "```"]
+
+
 def _cpu_us(texts: list[str]) -> list[float]:
     out = []
     for said in texts:
         t0 = time.process_time()
-        extract(said)
+        read(said)
         out.append((time.process_time() - t0) * 1e6)
     return sorted(out)
 
@@ -151,13 +167,17 @@ def reading_numbers() -> None:
     ):
         med, top = reading_cost(said[:499])
         print(f"  {label:38} median {med:7.0f} us, max {top:7.0f} us ({len(said[:499])} chars)")
-    lines = [line for raw in CORPUS.read_text(encoding="utf-8").splitlines() if raw.strip()
+    lines = [line for path in sorted(CORPUS.glob("*.jsonl"))
+             for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()
              for line in json.loads(raw)["say"] if line]
     print(f"  every corpus line ({len(lines):4} lines)         {_summary(_cpu_us(lines))}")
     rng = random.Random(10)
     soups = [" ".join(rng.choice(_SOUP) + ("" if rng.random() < 0.8 else str(i))
                       for _ in range(90))[:499] for i in range(300)]
     print(f"  adversarial soups of names (300)      {_summary(_cpu_us(soups))}")
+    slack = [" ".join(rng.choice(_SLACK) + ("" if rng.random() < 0.7 else str(i))
+                      for _ in range(60))[:499] for i in range(300)]
+    print(f"  adversarial soups of Slack text (300) {_summary(_cpu_us(slack))}")
     models = catalog().models
     samples = []
     for i in range(200):  # each name new: what the issue measured at ~20 ms

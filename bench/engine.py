@@ -10,7 +10,7 @@ later garbage collection:
   values their curves were asked for): the cost of a question never asked before in this
   process (the clearing itself is not timed);
 - "searches kept": ``clear_cache()`` only, so the answer is computed again but the plan
-  searches and step times kept across requests (engine/decision/memo.py) are reused: what a
+  searches and step times kept across requests (engine/memo.py) are reused: what a
   different question on the same model, GPU and load pays;
 - "memoized": the same request again (a conversation's repeated turns).
 

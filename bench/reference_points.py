@@ -45,6 +45,7 @@ from engine.physics.inference import (  # noqa: E402
 from engine.physics.kernels import kernels  # noqa: E402
 from engine.physics.params import count_params  # noqa: E402
 from engine.physics.serving import Serving, serve  # noqa: E402
+from engine.physics.step import StepModel  # noqa: E402
 from engine.request import SizingRequest  # noqa: E402
 
 MEASURED = ROOT / "engine" / "data" / "measured"
@@ -105,11 +106,14 @@ class Engine:
         s = serve(sm, self.one_prompt, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
         return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
 
-    def max_throughput(self, p: dict[str, Any]) -> InferencePlan | None:
+    def max_throughput(self, p: dict[str, Any],
+                       requests: int | None = None) -> tuple[InferencePlan | None, float]:
         """The engine's most output tokens/s on the point's GPUs: the best layout of its
         ``gpus`` GPUs (TP x PP, or copies of a smaller layout) at each concurrency from 1
         up to what memory holds (powers of two), KV cache in FP8 (the checkpoints the runs
-        use; engine/data/measured/trtllm_bench.toml ``kv_cache``); None if nothing fits."""
+        use; engine/data/measured/trtllm_bench.toml ``kv_cache``); (None, 0) if nothing
+        fits. With ``requests``, each load's best layout is run over that many requests, as
+        the measured run was (:meth:`run_of`), and the most of those is returned."""
         cat = self.cat
         m = cat.model(p["model"])
         pc = count_params(m)
@@ -120,6 +124,7 @@ class Engine:
         fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
         shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
         best: InferencePlan | None = None
+        best_tps = 0.0
         concurrency = 1
         while concurrency <= MAX_CONCURRENCY:
             plan, plans = best_inference(m, pc, k, fabric, cat.policy,
@@ -128,10 +133,32 @@ class Engine:
                                      gpus_per_node=p["gpus"])
             if plan is None:  # the load no longer fits the GPUs' memory
                 break
-            if best is None or plan.tokens_per_s > best.tokens_per_s:
-                best = plan
+            tps = plan.tokens_per_s if requests is None else self.run_of(
+                plan, step_model(m, pc, k, fabric, cat.policy, precision=plan.precision,
+                                 kv_precision=plan.kv_precision, tp=plan.tp, pp=plan.pp,
+                                 spans_nodes=False, gpus_per_node=p["gpus"]),
+                shape, requests)
+            if best is None or tps > best_tps:
+                best, best_tps = plan, tps
             concurrency = _next(concurrency, max(q.max_concurrency for q in plans if q.fits))
-        return best
+        return best, best_tps
+
+    def run_of(self, plan: InferencePlan, step: StepModel, shape: Shape, requests: int) -> float:
+        """Output tokens/s of ``plan`` over a run of ``requests`` requests queued at once
+        (trtllm-bench's throughput mode): each busy copy takes its share and runs them in
+        waves of what it holds at once; the last wave is partly filled, so a run of few
+        requests per copy does less than the copy's steady state."""
+        assert plan.serving is not None
+        policy = self.cat.policy
+        n = requests / plan.busy
+        b = plan.serving.batch
+        full = math.floor(n / b)
+        rest = n - full * b
+        seconds = full * b / plan.serving.requests_per_s
+        if rest >= 1.0:
+            last = serve(step, policy, round(rest), shape.isl, shape.osl)
+            seconds += rest / last.requests_per_s
+        return plan.busy * n * (shape.osl - 1.0) / seconds
 
     def at_layout(self, p: dict[str, Any]) -> float:
         """The engine's most output tokens/s at the point's own TP x PP layout over
@@ -216,14 +243,16 @@ def end_to_end_rows(eng: Engine, table: str | None = None) -> list[dict[str, Any
     ``table`` named, default every one): the best measured use of its GPUs
     (:func:`best_measured`), the engine's most on the same GPUs, and the layout and
     concurrency that give it."""
-    points = load("trtllm_bench.toml")["point"]
+    doc = load("trtllm_bench.toml")
+    points, meta = doc["point"], doc["meta"]
+    requests: dict[str, int] = meta.get(f"{meta['primary']}_requests", {})
     rows = []
     for p in points:
         if table is not None and p["table"] != table:
             continue
         measured, how = best_measured(p, points)
-        best = eng.max_throughput(p)
-        tps = best.tokens_per_s if best is not None else 0.0
+        best, tps = eng.max_throughput(p, requests.get(f"{p['isl']}/{p['osl']}")
+                                       if p["table"] == meta["primary"] else None)
         rows.append({
             "id": p["id"], "table": p["table"], "model": p["model"], "gpu": p["gpu"],
             "precision": p["precision"], "gpus": p["gpus"], "isl": p["isl"], "osl": p["osl"],

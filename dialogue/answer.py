@@ -57,13 +57,18 @@ def pair(key: str, value: AnswerValue) -> Message:
 def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: Source) -> None:
     """An answer to one question: its keys set, the question's other keys dropped (a new
     load replaces the old one, whatever its shape), its proposal answered. Re-answering an
-    assumed answer with the same value confirms it."""
+    assumed answer with the same value confirms it. What it leaves void is dropped and asked
+    again, what it settles elsewhere is set there (``Slot.voids``, ``Slot.settles``)."""
     s = SLOTS[slot]
     reading = dict(reading)
     inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
+    together = set(s.together) if reading and set(reading) <= set(s.together) and any(
+        k in conv.answers for k in s.together) else set()  # a batch's part: the rest stays
+    if reading and set(reading) <= set(s.keeps):  # a first-token bound alone: no new speed
+        together = set(s.keys)
     if not s.merge:
         for k in s.keys:
-            if k not in reading and k not in s.keeps and k not in s.parts:
+            if k not in reading and k not in s.keeps and k not in s.parts and k not in together:
                 conv.drop(k)
     for k, v in reading.items():
         same = conv.answers.get(k, object()) == v and conv.sources.get(k) == "assumed"
@@ -75,6 +80,11 @@ def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: 
                 conv.drop(k)
     conv.proposals.pop(slot, None)
     conv.answered(s.keys)
+    for k in s.voids(conv.answers):
+        conv.drop(k)
+        conv.refused([k])
+    for other, settled in s.settles(conv.answers).items():
+        put(conv, other, settled, source)
 
 
 def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
@@ -90,7 +100,8 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
             conv.proposals[slot] = Proposal(text=unsure.message, options=unsure.options)
     said = [pair(k, found.answers[k]) for k in KEY_ORDER
-            if k in found.answers and k not in found.inferred and KEYS[k].shown]
+            if k in found.answers and k not in found.inferred and KEYS[k].shown
+            and not _whole(k, found.answers)]
     assumed = [share(found.answers) if k == "concurrency" and "users_total" in found.answers
                else pair(k, found.answers[k]) for k in KEY_ORDER
                if k in found.answers and k in found.inferred]
@@ -104,6 +115,11 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
                                                             answers=assumed)))
     if found.fetch is not None and "model" not in found.answers:
         out.fetch = found.fetch
+
+
+def _whole(key: str, answers: Mapping[str, AnswerValue]) -> bool:
+    """A headcount taken whole at once is said once, as the requests at once it is."""
+    return key == "users_total" and answers.get("concurrency") == answers.get("users_total")
 
 
 def share(answers: Mapping[str, AnswerValue]) -> Message:
@@ -334,8 +350,11 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
         out.notices.append(Notice(kind="warning", text=refused.message))
     conv.refused(k for k in found.refused if KEYS[k].slot not in (conv.state, "model",
                                                                   "workload"))
+    told: set[str] = set()
     for k, v in other.items():
-        if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown:
+        if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown \
+                and not _whole(k, other) and KEYS[k].slot not in told:  # once per question
+            told.add(KEYS[k].slot)
             out.notices.append(Notice(kind="info", text=msg(
                 "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),
                 word=msg(f"dialogue.slot.{KEYS[k].slot}.word"))))

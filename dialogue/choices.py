@@ -49,13 +49,13 @@ def concurrencies_menu() -> tuple[Choice, ...]:
 
 
 def concurrencies(answers: Answers) -> list[Choice]:
-    """At once: with a headcount said, its shares (the assumed one first, one click to
-    another); otherwise the usual counts."""
+    """At once: with a headcount said, all of them (how a headcount is read) and its usual
+    shares, one click each; otherwise the usual counts."""
     people = answers.get("users_total")
     if not isinstance(people, int) or isinstance(people, bool):
         return list(concurrencies_menu())
     a = assumptions()
-    shares = [a.peak_share, *(x for x in a.peak_shares if x != a.peak_share)]
+    shares = [1.0, a.peak_share, *(x for x in a.peak_shares if x != a.peak_share)]
     out: list[Choice] = []
     for share in shares:
         n = load.at_once(people, share)

@@ -247,8 +247,12 @@ def _reasked(slot: str) -> Predicate:
 
 
 FLOW: tuple[tuple[str, Predicate], ...] = (
-    *((s, _open(s)) for s in ("model", "workload", "concurrency", "context",
-                              "target_tokens_per_s", "train_tokens", "deadline_days")),
+    *((s, _open(s)) for s in ("model", "workload")),
+    # what the work is comes first: inferred ('25 users', 'a 32k context' say inference),
+    # it is confirmed before the questions it decides are asked
+    ("workload", _assumed("workload")),
+    *((s, _open(s)) for s in ("concurrency", "context", "target_tokens_per_s", "train_tokens",
+                              "deadline_days")),
     # the questions behind what the engine is always sent (the GPU, the link): asked when
     # their answer was refused
     *((s, _reasked(s)) for s in dict.fromkeys(KEYS[k].slot for k, _ in ALWAYS)),
@@ -256,7 +260,6 @@ FLOW: tuple[tuple[str, Predicate], ...] = (
     ("gpu", lambda a, plan: "gpu" not in a and DEFAULT_GPU in avoided(a.get("avoid_gpus"))),
     # a format named that this GPU cannot run (NVFP4 off Blackwell): asked before the engine
     ("precision", lambda a, plan: "precision" in a and _open("precision")(a, plan)),
-    ("workload", _assumed("workload")),
     ("int4", lambda a, plan: ("int4" not in a or _assumed("int4")(a, plan))
      and plan.int4_decides()),
     ("interconnect", lambda a, plan: "interconnect" not in a and plan.link_decides()),

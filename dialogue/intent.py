@@ -14,6 +14,7 @@ from dialogue.slots import ALIASES, SLOTS
 from dialogue.understand import commands, names, negation
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold
+from dialogue.understand.tidy import tidy
 from engine.units import Lang
 
 __all__ = ["NAV_VALUES", "asks", "clicked", "follow_up", "topic"]
@@ -61,6 +62,7 @@ def follow_up(text: str, lang: Lang = "en") -> bool:
     """Whether a text typed after a card is about that card ('what about 128 users?', 'et
     sur H100 ?'): it gives answers and names no model (a face that starts a new sizing on a
     new message asks this first; the result then takes it as its changes)."""
+    text = tidy(text) or text
     if commands.read(text, ALIASES) is not None or negation.asks_about(text):
         return False
     found = extract(text, lang)

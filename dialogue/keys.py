@@ -131,7 +131,11 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("deadline_days", "deadline_days", _shown("dialogue.show.days", "days")),
     Key("interconnect", "interconnect", _entry("link")),
     Key("gpu", "gpu", _entry("gpu")),
-    Key("gpus_per_node", "gpu", _shown("dialogue.show.count", "n")),
+    # a node size said with its GPU ('on a single RTX 4090', 'on 4x L40S') is the hardware
+    # in question: the engine says first what one such node does (or the nodes they have)
+    Key("gpus_per_node", "gpu", _shown("dialogue.show.count", "n"),
+        lambda v, a: {"gpus_per_node": v, **({"nodes_owned": 1} if "gpu" in a
+                                               and "nodes_owned" not in a else {})}),
     # the servers they have, of the GPU they named: the engine says first what they do
     Key("nodes_owned", "gpu", _shown("dialogue.show.nodes", "n"),
         lambda v, a: {"nodes_owned": v} if "gpu" in a else {}),

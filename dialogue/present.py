@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from dialogue.answer import Outcome
+from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation
 from dialogue.flow import ALWAYS, EngineFailed, Plan, int4_tradeoff, request
 from dialogue.keys import KEYS
@@ -20,6 +21,7 @@ from dialogue.machine import CANCELLED, DONE
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
 from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, valid
 from dialogue.turn import changeable
+from dialogue.understand.load import at_once
 from engine.result import Recommendation
 from engine.wording import Message, msg
 
@@ -121,9 +123,31 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
     owned = _owned(conv, rec)
     if owned is not None:
         notices.append(owned)
+    whole = _all_at_once(conv)
+    if whole is not None:
+        notices.append(whole[0])
     return _reply(conv, kind="result", text=rec.headline, help=msg("dialogue.help.result"),
                   notices=notices, steps=list(rec.questions), error=out.error,
-                  nav=_result_nav(conv, names), recommendation=rec)
+                  nav=_result_nav(conv, names, whole[1] if whole else None),
+                  recommendation=rec)
+
+
+def _all_at_once(conv: Conversation) -> tuple[Notice, Nav] | None:
+    """'500 users, taken as 500 at once: or 500 people of whom some are active?': a
+    headcount (users, people, employees, seats: one rule) sized as all of them at once, said
+    as assumed, with one click to the share of them a headcount usually has at once."""
+    a = conv.answers
+    people, n = a.get("users_total"), a.get("concurrency")
+    if not isinstance(people, int) or isinstance(people, bool) or n != people or people < 2:
+        return None
+    share = assumptions().peak_share
+    some = at_once(people, share)
+    notice = Notice(kind="assumed", text=msg("dialogue.notice.headcount", people=people,
+                                             n=some, share=share))
+    nav = Nav(kind="change", slot="concurrency", label=msg(
+        "dialogue.nav.some_at_once", n=some, share=share, people=people),
+        value=f"{people} people, {share * 100:g}% at once")
+    return notice, nav
 
 
 def _owned(conv: Conversation, rec: Recommendation) -> Notice | None:
@@ -174,7 +198,7 @@ def _question_nav(conv: Conversation) -> list[Nav]:
     return nav
 
 
-def _result_nav(conv: Conversation, names: list[str]) -> list[Nav]:
+def _result_nav(conv: Conversation, names: list[str], more: Nav | None = None) -> list[Nav]:
     """'Change <answer>' for each answer that still shapes the result (what was assumed
     first: one click to correct it), then back and a new sizing. The value is the command
     typed, in the words every language understands."""
@@ -182,6 +206,8 @@ def _result_nav(conv: Conversation, names: list[str]) -> list[Nav]:
     rest = [n for n in ORDER if n in names and n not in assumed
             and (any(k in conv.answers for k in SLOTS[n].keys) or n == "gpu")]
     nav = [_nav("change", f"change {SLOTS[n].aliases[0]}", n) for n in [*assumed, *rest]]
+    if more is not None:  # a change offered with its value ('500 people, 10% at once')
+        nav.append(more)
     nav.append(_nav("back", "back"))
     nav.append(_nav("restart", "restart"))
     return nav

@@ -21,7 +21,7 @@ from dialogue import keys as answer_keys
 from dialogue.conversation import AnswerValue, Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.keys import Answers, show_model
-from dialogue.understand import dataset, load, names, negation, numbers
+from dialogue.understand import audience, dataset, load, names, negation, numbers
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold, shown, words
 from engine import EngineError
@@ -100,10 +100,25 @@ def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
     return got
 
 
+#: what a batch job is said with: its documents, their length, its deadline
+BATCH = ("documents", "document_tokens", "batch_days")
+
+
 def undated_batch(a: Answers) -> bool:
     """A batch job said without its deadline ('10M documents of 2k tokens'): the load
     question asks it."""
     return "documents" in a and "batch_days" not in a
+
+
+def share_of_people(t: str, a: Answers) -> Reading | None:
+    """'What if half of them are online at once', 'et si 30 % sont connectés en même
+    temps ?' after a headcount: that share of the people counted (all of them, when the
+    count was taken as all at once), as said."""
+    people = a.get("users_total", a.get("concurrency"))
+    share = audience.share_alone(fold(t))
+    if share is None or not isinstance(people, int) or isinstance(people, bool) or people < 2:
+        return None
+    return {"users_total": people, "concurrency": load.at_once(people, share)}
 
 
 def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
@@ -118,6 +133,16 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
             return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
                 "batch_days": days}
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
+    if not got and "documents" not in a:
+        got = share_of_people(t, a) or {}
+    if "documents" in a and set(got) <= set(BATCH):  # a batch changed in part keeps the rest
+        if not got:
+            try:  # 'in 1 day', 'by tomorrow': the job's new deadline
+                got = {"batch_days": read_deadline(t, a, lang, today)["deadline_days"]}
+            except ParseError:
+                got = {}
+        if got:
+            return {k: a[k] for k in BATCH if k in a} | got
     if got:
         return got
     n = numbers.concurrency(t)
@@ -136,7 +161,13 @@ def sizeless_batch(a: Answers) -> bool:
 def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     """A context length, or prompt and answer lengths (their sum is the context); for a
     batch job without its documents' size, the size of each document."""
-    got = _read_context(t, a, lang, today)
+    try:
+        got = _read_context(t, a, lang, today)
+    except ParseError:
+        each = numbers.length(t, lang) if sizeless_batch(a) else None  # '3000 tokens each'
+        if each is None:
+            raise
+        return {"document_tokens": int(each)}
     if sizeless_batch(a):
         size = got.get("context") or got.get("prompt_tokens")
         if isinstance(size, int):

@@ -15,6 +15,7 @@ engine (workloads, defaults): none is listed here again.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -68,6 +69,15 @@ class Slot:
     was: str = "dialogue.question.was"
     #: the question's wording for these answers, when it has more than one
     asks: Callable[[Answers], str] | None = None
+    #: keys that make one answer together (a batch: its documents, their length, its
+    #: deadline): a new value for some of them keeps the others
+    together: tuple[str, ...] = ()
+    #: the other questions a new answer settles, with their answer: a 16- or 8-bit weight
+    #: format chosen says no to 4-bit weights (the format chosen is the card's)
+    settles: Callable[[Answers], dict[str, Reading]] = lambda a: {}
+    #: the answers a new answer leaves void, dropped and asked again: the GPU of the card
+    #: refused ('not on H200 actually') is no answer any more
+    voids: Callable[[Answers], tuple[str, ...]] = lambda a: ()
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -147,11 +157,25 @@ def _deadline_default(_: Answers) -> Default:
     return Default({"deadline_days": days}, f"{days:g} days", msg("dialogue.show.days", days=days))
 
 
+def _concurrency_default(answers: Answers) -> Default | None:
+    """Only a total output rate said ('2000 tok/s in total'): the requests at once it makes
+    at a comfortable reading speed each, assumed and said; nothing else to estimate from."""
+    total = answers.get("target_tokens_per_s")
+    if not isinstance(total, int | float) or isinstance(total, bool) or total <= 0:
+        return None
+    n = max(1, math.ceil(total / readers.reading_speed()))
+    return Default({"concurrency": n}, str(n), msg("dialogue.choice.concurrency", n=n))
+
+
 def _speed_default(_: Answers) -> Default:
     """A comfortable reading speed per user: what most people mean by "fast enough"."""
     r = readers.reading_speed()
     return Default({"per_user_tokens_per_s": r}, f"{r:g} tok/s per user",
                    msg("dialogue.show.per_user", rate=r))
+
+
+#: the weight formats that are no 4-bit one
+_WIDE = frozenset({"fp8", "bf16", "fp16"})
 
 
 def _always(_: Answers) -> bool:
@@ -169,14 +193,18 @@ SLOTS: dict[str, Slot] = {
              ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
-             readers.read_load, choices.concurrencies,
+             readers.read_load, choices.concurrencies, default=_concurrency_default,
              # only a headcount over a period is kept without a load ('2 million monthly
              # users'): said beside the question, which asks how many of them at once
              was="dialogue.question.was_people",
              ask_params=lambda a: {"documents": int(a.get("documents") or 0)},
              # a batch job said without its deadline: the question asks it
              asks=lambda a: "dialogue.slot.concurrency.ask_deadline"
-             if readers.undated_batch(a) else "dialogue.slot.concurrency.ask"),
+             if readers.undated_batch(a) else "dialogue.slot.concurrency.ask",
+             # a batch's prompt is its document: a new document length replaces it
+             together=readers.BATCH,
+             voids=lambda a: ("prompt_tokens",) if "document_tokens" in a and a.get(
+                 "prompt_tokens") not in (None, a["document_tokens"]) else ()),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, choices.contexts,
@@ -206,7 +234,9 @@ SLOTS: dict[str, Slot] = {
              readers.one("precision", names.precision), choices.precisions,
              ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
                  catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
-             was="dialogue.question.was_format", merge=True),
+             was="dialogue.question.was_format", merge=True,
+             settles=lambda a: {"int4": {"int4": False}} if a.get("int4") is True and a.get(
+                 "precision") in _WIDE else {}),
         Slot("train_tokens", ("tokens", "token budget", "budget", "dataset", "data", "jetons",
                               "donnees"), True, is_training,
              readers.read_budget, _budgets,
@@ -237,7 +267,9 @@ SLOTS: dict[str, Slot] = {
              else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                           answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),  # never one refused
              ask_params=lambda a: {"gpus": a.get("gpus_per_node") or SizingRequest.model_fields[
-                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned", "avoid_gpus")),
+                 "gpus_per_node"].default}, merge=True, keeps=("nodes_owned", "avoid_gpus"),
+             voids=lambda a: ("gpu",) if a.get("gpu") in answer_keys.avoided(a.get("avoid_gpus"))
+             else ()),
     )
 }
 ORDER: tuple[str, ...] = tuple(SLOTS)

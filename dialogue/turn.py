@@ -20,18 +20,29 @@ from __future__ import annotations
 from datetime import date
 
 from dialogue import answer as reading
+from dialogue import readers
 from dialogue.answer import Outcome, pair
-from dialogue.conversation import Conversation
+from dialogue.conversation import AnswerValue, Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
 from dialogue.intent import asks, clicked, topic
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.reply import Notice
-from dialogue.slots import ALIASES, ORDER, SLOTS, assumed, current_default, valid
+from dialogue.slots import (
+    ALIASES,
+    ORDER,
+    SLOTS,
+    assumed,
+    current_default,
+    is_training,
+    serving,
+    valid,
+)
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
+from dialogue.understand.tidy import tidy
 from engine.wording import Message, msg
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin", "changeable",
@@ -60,6 +71,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
     out = Outcome(work, changed=True)
     if config.looks_like(opening):
         return _pasted_model(work, opening, out)
+    opening = tidy(opening) or opening
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
         out.notices.append(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
@@ -133,6 +145,8 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     """Apply a typed answer, a button value (the same path) or a command to a copy."""
     work = conv.fork()
     out = Outcome(work)
+    if not clicked(work, text) and not config.looks_like(text):
+        text = tidy(text) or text  # a button's value is read as it is; markup alone, as typed
     cmd = command(text)
     if cmd is not None and cmd.kind == "language" and cmd.language is not None:
         changed = work.language != cmd.language or work.language_source != "chosen"
@@ -177,9 +191,19 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
     asked."""
     conv = turn.conv
-    found = Found() if negation.asks_about(text) else extract(text, conv.language,
-                                                                today=today)
+    if negation.asks_math(text) or negation.asks_why(text):
+        _explain(turn, out, math=negation.asks_math(text))
+        return
+    found = Found() if negation.asks_about(text) else extract(
+        text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
+        said = dict(readers.share_of_people(text, conv.answers) or {})
+    if "deadline_days" in said and "documents" in conv.answers and serving(conv.answers):
+        said["batch_days"] = said.pop("deadline_days")  # 'what if it's by tomorrow': the batch's
+    if ("context" in said and "documents" in conv.answers and serving(conv.answers)
+            and not {"prompt_tokens", "output_tokens"} & set(said)):
+        said["document_tokens"] = said.pop("context")  # a batch's prompt is its document
     can = changeable(_plan(conv))
     slots = list(dict.fromkeys(KEYS[k].slot for k in said))
     first = next((s for s in ("model", "workload") if s in slots or s in found.unsure), None)
@@ -195,8 +219,8 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     elif slots and all(s in can for s in slots):
         for slot in slots:
             fire("change", turn, slot)
-            reading.put(conv, slot, {k: v for k, v in said.items() if KEYS[k].slot == slot},
-                        "said")
+            reading.put(conv, slot, _completed(slot, text, {
+                k: v for k, v in said.items() if KEYS[k].slot == slot}, conv, today), "said")
         out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.changed",
                                                               answers=[pair(k, v) for k, v in
                                                                        said.items()
@@ -207,6 +231,38 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
             "dialogue.help.done", names=_words(can))))
     else:
         out.error = msg("dialogue.error.done")
+
+
+def _explain(turn: Turn, out: Outcome, *, math: bool) -> None:
+    """'why 2 nodes?': the step that decided the card, with its question, its answer and the
+    numbers behind it (the engine's own evidence); 'show the math': the card's math. Nothing
+    changes."""
+    try:
+        rec = _plan(turn.conv).recommendation()
+    except EngineFailed as exc:
+        out.error = msg("dialogue.error.engine", why=exc.message)
+        return
+    if math:
+        out.notices.append(Notice(kind="info", text=msg("dialogue.notice.math")))
+        out.notices.extend(Notice(kind="info", text=m) for m in rec.math)
+        return
+    closing = next((q for q in rec.questions if q.step == rec.step), rec.questions[-1])
+    out.notices.append(Notice(kind="info", text=msg(
+        "dialogue.notice.why", step=closing.step, question=closing.question,
+        answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
+
+
+def _completed(slot: str, text: str, said: dict[str, AnswerValue], conv: Conversation,
+               today: date | None) -> dict[str, AnswerValue]:
+    """A new value for one part of an answer keeps the parts that still apply: '2 epochs'
+    keeps the examples and their length, '20M documents' the batch's deadline and document
+    length. The question's own reader completes it from what was kept, as it does at the
+    question; when it reads something else, what the sentence said stands alone."""
+    try:
+        got = SLOTS[slot].read(text, conv.answers, conv.language, today)
+    except ParseError:
+        return said
+    return dict(got) if all(got.get(k) == v for k, v in said.items()) else said
 
 
 def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
@@ -286,6 +342,8 @@ def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
     names_ = changeable(_plan(conv))
     can = _words(names_)
+    if cmd.slot == "deadline_days" and "documents" in conv.answers and serving(conv.answers):
+        cmd = Command("change", "concurrency", raw=cmd.raw, value=cmd.value)  # a batch's
     if cmd.slot is None:
         out.error = (msg("dialogue.error.change_what", text=cmd.raw, names=can) if cmd.raw
                      else msg("dialogue.error.change_which", names=can))

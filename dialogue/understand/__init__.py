@@ -21,10 +21,12 @@ from functools import cache
 @cache
 def warm() -> None:
     """Build, once per process, what the first reading of a message would: the catalog's
-    model, GPU and link indexes, the readers' compiled patterns (~50 ms), so that no person's
-    first message pays for it. Called by the service; cheap after the first time."""
-    from dialogue.understand import gpus, names, opening
+    model, GPU and link indexes, the readers' compiled patterns and the lexicon's (~50 ms), so
+    that no person's first message pays for it. Called by the service; cheap after the first
+    time."""
+    from dialogue.understand import gpus, names, opening, tidy
 
+    tidy.tidy("*Model:* `org/x` <@U1> <https://a.b|c> :d: fifty deux cents 100users infrence")
     opening.extract("llama 70b inference 64 users, sorry 128, 8k context 30 tok/s per user "
                     "on our 4x L40S over InfiniBand NDR, 200 employees, 20 requests per second")
     opening.extract("lora on 20k examples of 1k tokens, 2 epochs, this week, on 8x B300")

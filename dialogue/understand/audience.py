@@ -25,7 +25,7 @@ from dialogue.understand.numbers import CONCURRENCY_MAX
 from dialogue.understand.patterns import HEADS, N, number
 from engine.wording import msg
 
-__all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE"]
+__all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE", "share_alone"]
 
 
 #: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
@@ -95,3 +95,23 @@ OVER_A_PERIOD = Recogniser(("users_total",), re.compile(
     _over_a_period,
     cues=("monthly", "daily", "weekly", "mau", "dau", "wau", "mensuel", "quotidien",
           "hebdo", "par mois", "par jour", "par semaine", "chaque"))
+
+
+#: A share at once said alone, of people counted before ('half of them are online at the
+#: same time', 'et si 30 % sont connectés en même temps ?', 'un tiers connectés en même temps')
+_SHARE_ALONE = re.compile(
+    rf"(?:^|\s){SHARE}(?:\s+(?:of them|of those|of the users|of the people|of us|d'entre eux"
+    r"|d'entre elles|parmi eux|des utilisateurs|des salaries|des gens))?"
+    r"(?:\s+(?:are|is|sont|est|will be|seront|being|etant|would be|serait|seraient|were))?"
+    rf"\s+{ACTIVE}")
+
+
+def share_alone(folded: str) -> float | None:
+    """The share of people at once a sentence says without its headcount, or None."""
+    m = _SHARE_ALONE.search(folded)
+    if m is None:
+        return None
+    a, b, pct, frac = (m.group(k) for k in ("a", "b", "pct", "frac"))
+    share = (int(a) / int(b) if a and b and int(b) else
+             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac or ""))
+    return share if share is not None and 0 < share <= 1 else None

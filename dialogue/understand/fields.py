@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from operator import attrgetter
+
+from dialogue.understand.lexicon import alternatives
 
 __all__ = ["as_phrases"]
 
@@ -54,27 +57,29 @@ def _ttft(v: str) -> str:
     return f"first token under {v}" if _HAS_UNIT.search(v) else f"first token under {v} s"
 
 
-#: Labels (folded) and how their value reads as a phrase.
-_LABELS: tuple[tuple[str, Callable[[str], str]], ...] = (
-    (r"(?:concurrent |simultaneous )?(?:users?|requests?|sessions?)(?: at once)?|concurrency"
-     r"|utilisateurs?(?: simultanes)?|requetes?(?: simultanees)?|concurrence",
-     lambda v: f"{v} users" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""),
-    # 'load: 64' is a load, 'charge : inférence' a workload ('charge de travail')
-    (r"load|charge(?: de travail)?", lambda v: f"{v} users" if re.fullmatch(
-        r"[\d.,]+\s*[km]?", v) else v),
-    (r"context(?: length| window)?|contexte|longueur de contexte|ctx",
-     lambda v: f"{v} context"),
-    (r"(?:throughput )?target|objectif(?: de debit)?|throughput|debit(?: total)?", _target),
-    (r"(?:per[- ]user )?speed|vitesse(?: par utilisateur)?|tok/s per user", _speed),
-    (r"gpus?|hardware|materiel|cartes?|accelerator", lambda v: f"on {v}"),
-    (r"deadline|delai|echeance|duration|duree", _deadline),
-    (r"(?:training )?tokens|token budget|budget|dataset|jetons(?: d'entrainement)?", _tokens),
-    (r"ttft|first token|time to first token|premier jeton", _ttft),
-    (r"latency|latence", lambda v: f"latency under {v}"),  # read as an assumed first token
-    (r"int4|4-?bits?|quanti[sz]ation|quantification|4-bit weights", _four_bit),
-    (r"model|modele|llm|workload|use case|usage|interconnect|network|reseau|link|lien"
-     r"|precision|format|weights|poids", lambda v: v),
-)
+def _count(v: str) -> str:
+    return f"{v} users" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""
+
+
+#: How each kind of label's value reads as a phrase; the labels themselves, in both
+#: languages, are the lexicon's (``[fields]`` in ``dialogue/data/lexicon.<lang>.toml``).
+#: 'load: 64' is a load, 'charge : inférence' a workload ('charge de travail').
+_PHRASES: dict[str, Callable[[str], str]] = {
+    "count": _count,
+    "load": lambda v: _count(v) or v,
+    "context": lambda v: f"{v} context",
+    "target": _target,
+    "speed": _speed,
+    "gpu": lambda v: f"on {v}",
+    "deadline": _deadline,
+    "tokens": _tokens,
+    "ttft": _ttft,
+    "latency": lambda v: f"latency under {v}",  # read as an assumed first token
+    "four_bit": _four_bit,
+    "as_said": lambda v: v,
+}
+_LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
+    (alternatives(attrgetter(f"fields.{kind}")), said) for kind, said in _PHRASES.items())
 _ANY = "|".join(f"(?:{p})" for p, _ in _LABELS)
 _FIELD = re.compile(rf"(?:^|(?<=[\s,;|(]))(?<!\d\s)(?P<label>{_ANY})\s*[:=]\s*"
                     rf"(?P<value>[^,;\n|]+?)\s*(?=[,;\n|]|$|(?:{_ANY})\s*[:=])")

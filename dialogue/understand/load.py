@@ -47,6 +47,9 @@ from engine.wording import msg
 
 AnswerValue = str | int | float | bool | None
 Reading = dict[str, AnswerValue]
+#: in a reading, the keys it assumed (comma-separated), when that depends on what was read
+#: (a headcount taken whole is as said; past what is sized at once, its share is assumed)
+ASSUMED = "__assumed__"
 
 #: tokens per second, in both languages (after text.words: 'tok/s', 'tokens par seconde')
 RATE = (r"(?:tok(?:en)?s?|jetons?|t)\s*(?:/|per|par|a la)\s*s(?:ec(?:ond)?e?s?)?\b"
@@ -117,11 +120,14 @@ def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Con
 
 
 def _per_period(units: str) -> re.Pattern[str]:
-    """'5000 tickets a day', '20 requests per second': things counted over a unit of time."""
+    """'5000 tickets a day', '20 requests per second', '100k support tickets per day': things
+    counted over a unit of time (a word that says whose they are may stand beside them)."""
     return re.compile(
-        rf"{N}\s*(?:(?:api\s+)?requests?|reqs?|queries|calls|questions|requetes?|appels?"
+        rf"{N}\s*(?:(?:api|support|customer|client|clients|user)\s+)?(?:requests?|reqs?|queries"
+        rf"|calls|questions|requetes?|appels?"
         rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
-        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)\s*"
+        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)"
+        rf"(?:\s+(?:clients?|support|de support|du support))?\s*"  # 'tickets clients par jour'
         rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>{units})\b")
 
 
@@ -165,18 +171,21 @@ def _headcount(m: re.Match[str], ctx: Context) -> Reading | None:
 
 def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
     """People in total, of one headcount or of several joined by 'and' ('2000 nurses and
-    300 doctors'), with the share of them assumed at once."""
+    300 doctors'): all of them at once, as a count of users is (the reply says so, with one
+    click to a share of them); past what is sized at once, the share assumed."""
     values = [number(group(m, "n") or group(m, "m")) for m in ms]
     if any(v is None or v != int(v) for v in values):
         return None
     people = int(sum(v or 0.0 for v in values))
     if not 2 <= people <= 10_000_000:
         return None
+    if people <= CONCURRENCY_MAX:  # all of them at once, as '500 users' is (said so)
+        return {"users_total": people, "concurrency": people}
     n = at_once(people)
     if n > CONCURRENCY_MAX:  # '5 million employees': the assumed share is past what is sized
         raise ParseError(msg("dialogue.error.headcount_peak", people=people, n=n,
                              share=assumptions().peak_share, hi=CONCURRENCY_MAX))
-    return {"users_total": people, "concurrency": n}
+    return {"users_total": people, "concurrency": n, ASSUMED: "concurrency"}
 
 
 #: What joins counts that add up: '2000 nurses and 300 doctors', '200 devs, 50 analysts'
@@ -342,7 +351,6 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
         rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
         rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{NOT_AT_ONCE}"), _headcount,
-        frozenset({"concurrency"}),
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
     Recogniser(("nodes_owned",), re.compile(  # not a GPU's name ('RTX PRO 6000 Server')

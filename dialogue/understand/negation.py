@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import alternatives, compiled
 from dialogue.understand.text import fold, shown
 from engine.wording import msg
 
@@ -39,18 +40,9 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 # -- questions -----------------------------------------------------------------------------
 
-_ASKING = (r"what|what's|whats|why|how|which|is|are|does|do|did|can|could|should|would|will"
-           r"|explain|tell me|c'est quoi|qu'est-ce|qu'est ce|pourquoi|comment|quel|quelle"
-           r"|quels|quelles|est-ce|est ce|combien|a quoi|ca veut dire|que veut dire"
-           r"|que signifie|peux-tu|pouvez-vous|explique|expliquez")
-_QUESTION = re.compile(rf"^(?:{_ASKING})\b")
-#: Suggestions phrased as questions are answers: "what about 128 users?", "et si 64 ?".
-_SUGGESTION = re.compile(r"^(?:what about|how about|and|maybe|perhaps|et|et si|et pour"
-                         r"|peut-etre|pourquoi pas)\b")
+_QUESTION = re.compile(rf"^(?:{alternatives(lambda b: b.asking.questions)})\b")
 #: Asking about a thing rather than proposing it: "what is int4?", "c'est quoi le ctx".
-_ABOUT = re.compile(r"^(?:what|whats|what's|which|why|explain|tell me|c'est quoi|qu'est-ce"
-                    r"|qu'est ce|pourquoi|que veut dire|que signifie|a quoi|quel|quelle|quels"
-                    r"|quelles)\b")
+_ABOUT = re.compile(rf"^(?:{alternatives(lambda b: b.asking.about)})\b")
 #: A plain yes or no asked back ('ok?', 'oui ?') is a tentative answer, not a question.
 _PLAIN = frozenset({"yes", "no", "ok", "okay", "sure", "oui", "non", "d'accord"})
 
@@ -60,7 +52,7 @@ def is_question(text: str) -> bool:
     ends with '?' and holds one ('int4?' alone is a question too; '8k?' is a tentative
     answer, and 'what about 128?' a suggestion)."""
     t = fold(text).strip()
-    if not t or _SUGGESTION.match(t):
+    if not t or suggests(t):
         return False
     if _QUESTION.match(t):
         return True
@@ -79,20 +71,33 @@ def asks_about(text: str) -> bool:
     """'what is X?', 'why ...', 'c'est quoi X': a request for an explanation, never an
     answer even where a sentence is read for answers (the model question)."""
     t = fold(text).strip()
-    return _SUGGESTION.match(t) is None and _ABOUT.match(t) is not None
+    return not suggests(t) and _ABOUT.match(t) is not None
+
+
+def asks_why(text: str) -> bool:
+    """'why 2 nodes?', 'pourquoi autant de nœuds ?': a question about the card's reason."""
+    return compiled().why.match(fold(text)) is not None
+
+
+def asks_math(text: str) -> bool:
+    """'show the math', 'montre le calcul': the card's math asked for, typed."""
+    return fold(text).strip(" ?!.") in compiled().math
+
+
+def suggests(folded: str) -> bool:
+    """A sentence that proposes an answer, phrased as a question ('what about 128 users?',
+    'what if we only have 25GbE', 'et si 64 ?'): the lexicon's leads."""
+    return compiled().suggestion.match(folded) is not None
 
 
 # -- negation scope ------------------------------------------------------------------------
 
 #: Words that refuse what follows them, up to three words on ("not on H100s", "pas de
-#: LoRA", "rather not use int4", "we don't want a full fine-tune").
-_REFUSING = (r"(?:no|not|never|without|avoid(?:ing)?|except|excluding|instead of"
-             r"|rather than|don't|dont|do not|won't|cannot|can't|no need for|pas de|pas d'|pas"
-             r"|sans|ni|jamais|eviter|evitez|evitons|sauf|hors|plutot que|au lieu de|non)")
+#: LoRA", "rather not use int4", "we don't want a full fine-tune"): the lexicon's.
+_REFUSING = rf"(?:{alternatives(lambda b: b.negation.refusing)})"
 _NEGATOR = re.compile(
     rf"(?:^|[\s,;:(]){_REFUSING}"
-    r"(?:\s+(?:a|an|the|any|un|une|le|la|les|du|des|de|l'|d'|use|using|want|need|with"
-    r"|on|in|sur|en|utiliser|faire|voulons|veux|veut|want to|to)\b)*\s*$"
+    rf"(?:\s+(?:{alternatives(lambda b: b.negation.filler)})\b)*\s*$"
 )
 _ANY_REFUSING = re.compile(rf"(?:^|[\s,;:(]){_REFUSING}")
 

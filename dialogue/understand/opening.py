@@ -27,10 +27,10 @@ from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
-from dialogue.understand.patterns import HEADS
+from dialogue.understand.patterns import HEADS, TOK, N, number
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
-from engine.units import NUMBER, SCALE, Lang
+from engine.units import NUMBER, SCALE, Kind, Lang
 from engine.wording import msg
 
 _N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
@@ -78,7 +78,7 @@ _OWN: tuple[Recogniser, ...] = (
         r"|en parallele|a la fois|en meme temps"
         r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
         r"|at peak|actifs?|en pointe|au pic|en pic)\b)?)"),
-        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser(("concurrency",), _rx(
@@ -155,6 +155,21 @@ _OWN: tuple[Recogniser, ...] = (
                if names.weights_format_at(m.string, m.start(), m.end()) else None,
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
+#: what says a count of users is of users at once ('64 concurrent users', '64 users at once')
+_AT_ONCE_SAID = re.compile(r"concurren|simultan|parallel|active|actifs?\b|a la fois|meme temps"
+                           r"|at once|same time|at peak|pointe|\bpic\b")
+_USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
+
+
+def _users(said: str) -> Reading:
+    """'64 concurrent users' is 64 at once; '500 users' a headcount of people, all of them
+    taken at once (said so, with one click to a share of them), as '500 people' is."""
+    n = numbers.concurrency(said)
+    if _USERS.search(said) and not _AT_ONCE_SAID.search(said) and n >= 2:
+        return {"users_total": n, "concurrency": n}
+    return {"concurrency": n}
+
+
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
 _MANY_USERS = Recogniser(("users_total",), _rx(
     rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
@@ -212,6 +227,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
             continue
         rest = _recognise(rec, rest, ctx, found)
     rest = _batch(rest, ctx, found)
+    rest = _each(rest, found)
     rest = _by_date(rest, ctx, found)
     rest = load.spread(gpus.find_gpu(rest, found.answers), t, found.answers)
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
@@ -298,14 +314,34 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
         found.refusals.append(said)
         found.refused.update(dict.fromkeys(rec.keys, said))
         return rest[: at.start()] + " | " + rest[at.end():]
+    assumed = (set(str(reading.pop(load.ASSUMED)).split(",")) if load.ASSUMED in reading
+               else rec.assumed)
     for key, value in reading.items():
         if key not in found.answers:
             found.answers[key] = value
-            if key in rec.assumed:
+            if key in assumed:
                 found.inferred.add(key)
     for m in sorted(hits if corrected else joined, key=lambda h: -h.start()):
         rest = rest[: m.start()] + " | " + rest[m.end():]
     return rest
+
+
+#: one thing's length said apart from its count ('50k emails a day, 500 tokens each')
+_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+(?:each|apiece|chacun|chacune)\b")
+
+
+def _each(rest: str, found: Found) -> str:
+    """Things counted by a rate ('50k emails a day') and their length said apart ('500
+    tokens each'): each one is a prompt of that length, never a question asked again."""
+    if "requests_per_s" not in found.answers or {"context", "prompt_tokens"} & set(
+            found.answers):
+        return rest
+    m = _EACH_LENGTH.search(rest)
+    n = number(load.group(m, "n"), Kind.TOKENS) if m is not None else None
+    if m is None or n is None or n != int(n):
+        return rest
+    found.answers["prompt_tokens"] = int(n)
+    return rest[: m.start()] + " | " + rest[m.end():]
 
 
 def _batch(rest: str, ctx: Context, found: Found) -> str:

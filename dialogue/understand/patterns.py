@@ -33,7 +33,7 @@ ROLES = (
     "traders", "accountants", "auditors", "bankers", "brokers", "recruiters", "managers",
     "marketers", "designers", "writers", "editors", "journalists", "translators", "testers",
     "moderators", "officers", "clerks", "civil servants", "subscribers", "citizens",
-    "volunteers", "interns",
+    "volunteers", "interns", "licenses", "licences",
     # French
     "salaries", "salariees?", "employes?", "collaborateurs?", "collaboratrices?",
     "developpeurs?", "programmeurs?", "membres", "clients", "commerciaux", "vendeurs",
@@ -43,7 +43,7 @@ ROLES = (
     "chercheuses", "consultants", "operateurs", "operatrices", "comptables", "auditeurs",
     "banquiers", "courtiers", "recruteurs", "redacteurs", "journalistes", "traducteurs",
     "testeurs", "moderateurs", "fonctionnaires", "agents publics", "abonnes", "citoyens",
-    "benevoles", "adherents", "stagiaires", "equipiers",
+    "benevoles", "adherents", "stagiaires", "equipiers", "postes",
 )
 HEADS = "|".join(ROLES)
 #: What a batch job or a training set counts ('10k contracts', '50k tickets').

@@ -225,6 +225,8 @@ class Policy(_Entry):
     ttft_queue_max: float = Field(ge=1)
     prefill_token_budget: int = Field(ge=0, description="prompt tokens a serving step holds")
     step_us_per_sequence: float = Field(ge=0, description="a serving runtime's host time")
+    pipeline_us_per_sequence: float = Field(ge=0, description="a pipeline's extra host time")
+    max_requests_per_copy: int = Field(ge=0, description="requests one copy runs at once")
     comfortable_tokens_per_s: float = Field(gt=0)
     output_share: float = Field(gt=0, lt=1)
     nics_per_node: int = Field(ge=1)
@@ -236,6 +238,7 @@ class Policy(_Entry):
     frontier_params_b: float = Field(gt=0)
     synthetic_max_context: int = Field(ge=1, description="context of a model known by size")
     full_node_gpus: int = Field(ge=2, description="the article's one big node (C19)")
+    kv_matters_share: float = Field(gt=0, le=1, description="when an FP8 KV cache is weighed")
     sources: dict[str, str] = Field(description="why each knob has its value")
 
     @model_validator(mode="after")
@@ -255,11 +258,15 @@ class WorkProfile(_Entry):
     prompt_share: float = Field(gt=0, le=1)
     min_tokens_per_s: float | None = Field(default=None, gt=0)
     max_ttft_s: float | None = Field(default=None, gt=0)
+    turn_tokens: int | None = Field(default=None, ge=1, description=(
+        "new prompt tokens per request when the rest of the prompt is a conversation's "
+        "history, already in the prefix cache (None: every prompt token is prefilled)"))
     sources: dict[str, str]
 
     @model_validator(mode="after")
     def _every_figure_sourced(self) -> WorkProfile:
-        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s")
+        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s",
+                             "turn_tokens")
                  if getattr(self, k) is not None]
         missing = [k for k in given if k not in self.sources]
         if missing:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from engine import memo
 from engine.catalog.calibration import calibration
 from engine.catalog.load import catalog
 from engine.catalog.schema import Catalog
-from engine.decision import memo
 from engine.decision.alternatives import alternatives as other_options
 from engine.decision.facts import build_facts
 from engine.decision.models import max_context
@@ -59,7 +59,7 @@ def _recommend(req: SizingRequest, cat: Catalog, alternatives: bool) -> Recommen
     asked = build_facts(req, cat)
     facts, rec = decided(asked)
     if alternatives:
-        rec = rec.model_copy(update={"alternatives": other_options(facts, rec)})
+        rec = rec.model_copy(update={"alternatives": other_options(facts.as_asked(asked), rec)})
     mine = owned(asked)
     if mine is not None:
         rec = rec.model_copy(update={"owned": mine, "headline": owned_headline(mine, rec)})
@@ -88,7 +88,7 @@ def warm(cat: Catalog | None = None) -> None:
 def clear_cache(*, physics: bool = False) -> None:
     """Forget the memoized answers (benchmarks measure the computed path with it); with
     ``physics``, also the plan searches, step models, step times and memory pictures kept
-    across requests (engine/decision/memo.py, engine/physics/inference.py,
+    across requests (engine/memo.py, engine/physics/inference.py,
     engine/decision/picture.py: the cold path, where only the loaded catalog and calibration
     remain)."""
     _recommend_packaged.cache_clear()

@@ -108,7 +108,7 @@ def _memory_ranker(facts: Facts) -> Callable[[GPUSpec], tuple[int, float]]:
         need = facts.state.total
 
         def train_rank(gpu: GPUSpec) -> tuple[int, float]:
-            node = gpu.memory_bytes * facts.gpn * 0.9
+            node = (gpu.memory_bytes - facts.reserve_bytes) * facts.gpn
             return (1 if need <= node else 4), float(math.ceil(need / node))
         return train_rank
     kv = kv_cache_bytes(m, r.kv_precision, facts.shape.context, facts.concurrency)
@@ -194,7 +194,7 @@ def _kv_matters(facts: Facts, rec: Recommendation) -> bool:
     if pic is None:
         return True
     seg = pic.per_copy
-    return seg.work_gb >= 0.25 * seg.vram_gb or rec.step > 1
+    return seg.work_gb >= facts.policy.kv_matters_share * seg.vram_gb or rec.step > 1
 
 
 def alternatives(facts: Facts, rec: Recommendation) -> list[Alternative]:

@@ -183,7 +183,8 @@ def tp_across_serving(facts: Facts, plan: InferencePlan) -> tuple[float, tuple[M
     sm = step_model(facts.model, facts.params, facts.kernels, facts.fabric, facts.policy,
                     precision=plan.precision, kv_precision=plan.kv_precision, tp=n, pp=pp,
                     spans_nodes=True, gpus_per_node=plan.gpus_per_node)
-    across = serve(sm, facts.policy, plan.concurrency, facts.shape.isl, facts.shape.osl)
+    across = serve(sm, facts.policy, plan.concurrency, facts.shape.isl, facts.shape.osl,
+                   facts.shape.cached)
     share = across.tokens_per_s / plan.tokens_per_s if plan.tokens_per_s else 0.0
     said = [msg("caveat.tp_across_serving", tp=n, link=facts.link.name, share=share,
                 layout=terms.inference_layout(plan))]

@@ -36,7 +36,7 @@ from engine.catalog import Catalog, catalog
 from engine.decision import recommend, terms
 from engine.decision.cluster import replicated
 from engine.decision.facts import Facts, build_facts
-from engine.decision.figures import gpu_months
+from engine.decision.figures import gpu_months, run_days
 from engine.decision.frontier import at_scale
 from engine.decision.outcome import Deployment
 from engine.decision.picture import training_picture
@@ -316,7 +316,7 @@ def _frontier_point(facts: Facts, nodes: int) -> TrainingPoint | None:
     if plan is None:
         return None
     months = gpu_months(facts, plan.efficiency, gpus)
-    days = months * facts.policy.hours_per_month / 24.0 / gpus
+    days = run_days(facts, months, gpus)
     return TrainingPoint(nodes, days, plan.efficiency * goodput(gpus, facts.policy))
 
 

@@ -29,6 +29,7 @@ from engine.decision.load import Settled, settle
 from engine.decision.models import ResolvedModel, resolve_model, sized_precision
 from engine.decision.searches import InferenceSearch, Searches, TrainingSearch
 from engine.errors import UnsizableRequest
+from engine.memo import Memo
 from engine.physics.comm import Fabric, InNode
 from engine.physics.inference import Bounds, InferencePlan, Shape
 from engine.physics.kernels import Kernels, kernels
@@ -87,16 +88,19 @@ class Facts(Searches):
         """The least the kind of work accepts (engine/data/work.toml; none for training)."""
         return self.load.floors
 
-    def sized_for(self, bounds: Bounds | None) -> Facts | None:
+    def sized_for(self, bounds: Bounds | None, *, checked: bool = True) -> Facts | None:
         """These facts sized for other bounds as if they were asked (the work's floors, or
         the bot's preference: engine/decision/standing.py), less any part that even one
         request alone cannot meet on this GPU; None when that leaves nothing beyond the
-        bounds these facts already hold."""
+        bounds these facts already hold. Unless ``checked``, the bounds are taken whole
+        (the caller sees from the answer whether they were met: cheaper when they are)."""
         if bounds is None or bounds == self.bounds:
             return None
         out = replace(self, bounds=bounds, _settled=(bounds, self._settled[1] if self._settled
                                                      else ()),
                       _served={}, _trained={}, _runs={}, _fabrics={})
+        if not checked:
+            return out
         found = _alone(out)
         if found is None or found[1].serving is None:
             return None
@@ -111,6 +115,15 @@ class Facts(Searches):
         if kept != bounds:  # other GPUs weigh the whole of ``bounds`` again (``other``)
             out = replace(out, bounds=kept, _served={})
         return out
+
+    def as_asked(self, asked: Facts) -> Facts:
+        """These facts (another node size, or sized for a preference) with the bounds the
+        person asked (``asked``'s): what the alternatives answer on other GPUs, the same
+        question the person put, not the preference this answer could afford."""
+        if self.bounds == asked.bounds and self._settled == asked._settled:
+            return self
+        return replace(self, bounds=asked.bounds, _settled=asked._settled,
+                       _served={}, _trained={}, _runs={}, _fabrics={})
 
     @property
     def asked_bounds(self) -> Bounds:
@@ -265,16 +278,13 @@ def _reachable(facts: Facts) -> Facts:
     return replace(facts, bounds=kept, assumptions=(*facts.assumptions, said), _served={})
 
 
-_IN_NODE: dict[tuple[str, str, int], InNode] = {}
+#: The measured collectives of each link and calibration part (engine/memo.py).
+_IN_NODE: Memo[InNode] = Memo(256)
 
 
 def _in_node(link: LinkSpec, part: str) -> InNode:
     """The measured collectives of a link, built once per link and calibration part."""
-    key = (link.id, part, id(link))
-    hit = _IN_NODE.get(key)
-    if hit is None or hit.link is not link:
-        hit = _IN_NODE[key] = InNode(link, part, calibration())
-    return hit
+    return _IN_NODE.kept((link,), (part,), lambda: InNode(link, part, calibration()))
 
 
 def estimated_link(facts: Facts) -> Message | None:

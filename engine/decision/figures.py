@@ -20,8 +20,9 @@ from engine.physics.training import TrainingPlan, flops_per_token, goodput
 from engine.result import Layout, MemoryPicture, Numbers, Precision, Verdict
 from engine.units import GB
 
-__all__ = ["comfortable_training", "fewest_serving_gpus", "gpu_months", "inference_numbers",
-           "min_gpus", "nominal_gb", "round_gb", "serving", "trained", "training_numbers"]
+__all__ = ["comfortable_training", "fewest_serving_gpus", "gpu_months", "gpus_for_deadline",
+           "inference_numbers", "min_gpus", "nominal_gb", "round_gb", "run_days", "serving",
+           "trained", "training_numbers"]
 
 
 def rounded(x: float, places: int = 2) -> float:
@@ -88,6 +89,17 @@ def gpu_months(facts: Facts, efficiency: float, gpus: int | None = None) -> floa
     if gpus:
         per_gpu *= goodput(gpus, facts.policy)
     return flops / per_gpu / 3600.0 / facts.policy.hours_per_month
+
+
+def gpus_for_deadline(facts: Facts, months: float) -> int:
+    """The GPUs that run ``months`` GPU-months within the deadline (at least one)."""
+    return max(1, math.ceil(months * facts.policy.hours_per_month
+                            / (facts.deadline_days * 24.0)))
+
+
+def run_days(facts: Facts, months: float, gpus: int) -> float:
+    """Wall-clock days of ``months`` GPU-months on ``gpus`` GPUs."""
+    return months * facts.policy.hours_per_month / 24.0 / gpus
 
 
 def _counts(facts: Facts) -> list[int]:

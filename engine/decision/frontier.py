@@ -18,7 +18,7 @@ import math
 from engine.decision import terms
 from engine.decision.cluster import MULTI_NODE_TAX, SERVING_TAX, rethink, tp_across
 from engine.decision.facts import Facts
-from engine.decision.figures import gpu_months, nominal_gb, round_gb
+from engine.decision.figures import gpu_months, gpus_for_deadline, nominal_gb, round_gb, run_days
 from engine.decision.outcome import Deployment, StepOutcome
 from engine.decision.picture import picture
 from engine.physics.comm import Fabric
@@ -28,7 +28,7 @@ from engine.physics.memory import (
     kv_cache_bytes,
     weights_bytes,
 )
-from engine.physics.parallel import divisors, valid_tp
+from engine.physics.parallel import valid_tp
 from engine.physics.training import TrainingPlan, goodput
 from engine.request import SizingRequest
 from engine.result import Layout, Numbers, StepAnswer
@@ -91,14 +91,14 @@ _PIPELINES = (1, 2, 4, 8, 16, 32)
 
 def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     """The most efficient training layout over about ``gpus`` GPUs on a frontier fabric: TP
-    inside a node (any degree the model splits by, down to pure data parallelism when the
-    state fits a GPU: no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
+    over the whole node, or none (pure data parallelism when the state fits a GPU's share:
+    no tensor-parallel traffic at all), a pipeline of 1 to 32 stages, data
     parallelism over the rest (ZeRO-2, or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
     run = facts.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
-    for tp in (t for t in divisors(gpn) if valid_tp(facts.model, t)):
+    for tp in sorted({t for t in (1, gpn) if valid_tp(facts.model, t)}):
         for pp in _PIPELINES:
             if pp > facts.model.layers or (pp > nodes and pp > 1):
                 break
@@ -128,23 +128,21 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     plan: TrainingPlan | None = None
     months = gpu_months(facts, 1.0)
     # start at the count perfect scaling would need, then let the efficiency move it
-    gpus = max(for_memory, gpn, math.ceil(months * pol.hours_per_month / (deadline * 24.0)))
+    gpus = max(for_memory, gpn, gpus_for_deadline(facts, months))
     for _ in range(_ROUNDS):
         plan = at_scale(facts, gpus)
         eff = plan.efficiency if plan is not None else 1.0
         months = gpu_months(facts, eff, gpus)
-        for_time = math.ceil(months * pol.hours_per_month / (deadline * 24.0))
-        wanted = max(for_time, for_memory, 1)
+        wanted = max(gpus_for_deadline(facts, months), for_memory)
         if abs(wanted - gpus) <= _SETTLED * gpus:
             break
         gpus = wanted
-    wanted = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)), for_memory, 1)
+    wanted = max(gpus_for_deadline(facts, months), for_memory)
     for _ in range(_ROUNDS):  # the layout quoted holds the state and meets the deadline
         if plan is None:
             break
         months = gpu_months(facts, plan.efficiency, plan.gpus)
-        wanted = max(math.ceil(months * pol.hours_per_month / (deadline * 24.0)),
-                     for_memory, 1)
+        wanted = max(gpus_for_deadline(facts, months), for_memory)
         if plan.gpus >= wanted:
             break
         plan = at_scale(facts, wanted)
@@ -179,6 +177,7 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
                   reserve=facts.reserve_bytes * nodes * gpn, scope_nodes=nodes)
     acts_plan = plan.activations_per_gpu * plan.gpus if plan is not None else 0.0
     kept = goodput(gpus, pol)
+    bf16 = weights_bytes(facts.params, "bf16", pol, facts.model)  # the run's weights
     caveats: list[Message] = [rethink(facts, "caveat.frontier_training", gpus=gpus,
                                       advice=advice)]
     across_eff = None
@@ -189,8 +188,8 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         memory=pic,
         vram_total_gb=round_gb(vram),
         vram_nominal_gb=nominal_gb(facts, nodes * gpn),
-        weights_gb=round_gb(2.0 * facts.params.total),
-        weights_share=round(2.0 * facts.params.total / vram, 4),
+        weights_gb=round_gb(bf16),
+        weights_share=round(bf16 / vram, 4),
         training_state_gb=round_gb(state.total),
         activations_gb=round_gb(acts_plan),
         free_share=round(pic.per_copy.free_share, 4),
@@ -200,7 +199,7 @@ def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
         gpu_months=round(months, 1),
         # the run on the GPUs quoted: the deadline when it sets the count, sooner when
         # memory does
-        days=round(months * pol.hours_per_month / 24.0 / gpus, 1),
+        days=round(run_days(facts, months, gpus), 1),
         gpus_needed=gpus,
     )
     deployment = Deployment(verdict="frontier", precision="bf16", layout=layout, nodes=nodes,

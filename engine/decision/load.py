@@ -77,7 +77,10 @@ def _shape(request: SizingRequest, given: frozenset[str], work: WorkProfile,
         raise UnsizableRequest(msg("error.shape_too_long", prompt=p, output=o, context=ctx))
     osl = o or max(2, min(work.answer_tokens, ctx // 2))
     isl = p or max(1, round((ctx - osl) * work.prompt_share))
-    return request, Shape(context=ctx, isl=float(isl), osl=float(max(2, osl)))
+    # a conversation's history is in the prefix cache: a turn prefills its new tokens only
+    new = min(isl, work.turn_tokens) if work.turn_tokens and not p else isl
+    return request, Shape(context=ctx, isl=float(new), osl=float(max(2, osl)),
+                          cached=float(isl - new))
 
 
 def settle(request: SizingRequest, given: frozenset[str], policy: Policy, limit: int,

@@ -39,13 +39,14 @@ def _hardware(facts: Facts) -> list[Message]:
 
 def _inference(facts: Facts) -> list[Message]:
     r, pol, m = facts.request, facts.policy, facts.model
-    shape: dict[str, Param] = dict(context=r.context, prompt=facts.shape.isl,
-                                   output=facts.shape.osl,
-                                   kv_precision=terms.precision(r.kv_precision))
+    sh = facts.shape
+    shape: dict[str, Param] = dict(context=r.context, prompt=sh.isl + sh.cached,
+                                   output=sh.osl, kv_precision=terms.precision(r.kv_precision))
     said = r.prompt_tokens is not None and r.output_tokens is not None
     out = [
         msg("assumption.request_shape", **shape) if said else msg(
             "assumption.request_shape_work", work=msg(f"work.{facts.work.id}"), **shape),
+        *([msg("assumption.prefix_cache", new=sh.isl, cached=sh.cached)] if sh.cached else []),
         msg("assumption.reserve", reserve=pol.runtime_reserve_gb_per_gpu),
         msg("assumption.serving_model", aic=facts.kernels.calibration.aiconfigurator),
     ]

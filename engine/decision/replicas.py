@@ -119,7 +119,8 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
             because = msg("evidence.replicas_split_cluster", split=because,
                           cluster_nodes=cluster_nodes)
         caveats = (msg("caveat.replicas"),
-                   msg("caveat.replica_routing", per_copy=plan.concurrency,
+                   msg("caveat.replica_routing",
+                       per_copy=min(plan.concurrency, math.ceil(request.concurrency / n)),
                        concurrency=request.concurrency),
                    *quality_caveat(facts, plan.precision))
         return StepOutcome(StepAnswer.of(step=3, question=_QUESTION, answer="yes", because=because),

@@ -1,6 +1,6 @@
 """What a request's facts derive and search: the figures every question reads (the policy,
 the node, the training state, the MFU) and the plan searches, memoized on the facts and
-across requests (engine/decision/memo.py).
+across requests (engine/memo.py).
 
 Why a module of its own: engine/decision/facts.py bundles the inputs of one request and
 checks them against the catalog; the searches are the work done on those inputs, and each is
@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from engine.catalog.schema import Catalog, GPUSpec, ModelSpec, Policy
-from engine.decision.memo import kept
+from engine.memo import kept
 from engine.physics.comm import Fabric
 from engine.physics.inference import (
     Bounds,
@@ -138,9 +138,9 @@ class Searches:
 
     @cached_property
     def _shape_key(self) -> tuple[float, ...]:
-        """The shape as plain numbers (a search's key in engine/decision/memo.py: hashing
+        """The shape as plain numbers (a search's key in engine/memo.py: hashing
         floats is cheaper than hashing the dataclass, and a key is hashed on every search)."""
-        return (self.shape.context, self.shape.isl, self.shape.osl)
+        return (self.shape.context, self.shape.isl, self.shape.osl, self.shape.cached)
 
     @cached_property
     def _load_key(self) -> tuple[float | None, ...]:

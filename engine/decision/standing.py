@@ -26,6 +26,7 @@ from __future__ import annotations
 from engine.decision import trap
 from engine.decision.alternatives import summary
 from engine.decision.facts import Facts
+from engine.physics.inference import Bounds
 from engine.result import Alternative, Knee, Recommendation, verdict_name
 from engine.wording import Message, msg
 
@@ -34,6 +35,16 @@ __all__ = ["decided"]
 
 def _gpus(rec: Recommendation) -> int:
     return rec.numbers.gpus_needed or rec.nodes * rec.gpus_per_node
+
+
+def _meets(rec: Recommendation, bounds: Bounds) -> bool:
+    """Whether an answer's figures meet the bounds it was sized for (as shown, rounded)."""
+    n = rec.numbers
+    speed, ttft = n.per_user_tokens_per_s, n.ttft_s
+    if bounds.tokens_per_s is not None and (speed is None
+                                            or speed < bounds.tokens_per_s * (1 - 1e-3)):
+        return False
+    return bounds.ttft_s is None or (ttft is not None and ttft <= bounds.ttft_s * (1 + 1e-3))
 
 
 def _no_bigger(preferred: Recommendation, required: Recommendation, *,
@@ -76,14 +87,19 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     """The recommendation for ``facts``: sized for the preference when it costs nothing
     more, else for the work's floors when they cost nothing more, else for what was asked;
     the knee and the bigger answers said. With the facts it was decided on."""
+    hoped = facts.sized_for(facts.load.preferred, checked=False)
+    if hoped is not None:  # the common case first: one node meets the preference
+        pf, prec = trap.decided(hoped)
+        if prec.nodes == 1 and prec.step == 1 and _meets(prec, hoped.bounds):
+            return pf, prec  # nothing smaller than one node at the first step
     preferring = facts.sized_for(facts.load.preferred)
+    if preferring is not None and preferring.bounds != (hoped.bounds if hoped else None):
+        pf, prec = trap.decided(preferring)
+        if prec.nodes == 1 and prec.step == 1:
+            return pf, prec
     flooring = facts.sized_for(facts.load.floored)
     if preferring is None and flooring is None:
         return trap.decided(facts)
-    if preferring is not None:
-        pf, prec = trap.decided(preferring)
-        if prec.nodes == 1 and prec.step == 1:
-            return pf, prec  # nothing smaller than one node at the first step
     rf, rec = trap.decided(facts)
     if preferring is not None and _no_bigger(prec, rec):
         return pf, prec

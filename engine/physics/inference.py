@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from engine.catalog.schema import ModelSpec, Policy
+from engine.memo import Memo
 from engine.physics.comm import Fabric
 from engine.physics.kernels import Kernels
 from engine.physics.memory import (
@@ -45,13 +46,16 @@ __all__ = ["Bounds", "InferencePlan", "Shape", "best_inference", "ceiling_of", "
 #: A search without per-user bounds.
 NO_BOUNDS = Bounds()
 
-_STEPS: dict[tuple[object, ...], tuple[object, ...]] = {}
+#: Step models and request bytes kept across requests (engine/memo.py): built once per
+#: layout, their parts pure.
+_STEPS: Memo[StepModel] = Memo(8192)
 
 
 def clear_steps() -> None:
     """Forget the step models kept across requests (benchmarks measure the cold path)."""
     _STEPS.clear()
-    _DEMANDS.clear()
+    _BYTES.clear()
+    _LOADS.clear()
     clear_geometry()
 
 
@@ -59,20 +63,15 @@ def step_model(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy:
                precision: Precision, kv_precision: KVPrecision, tp: int, pp: int,
                spans_nodes: bool, gpus_per_node: int) -> StepModel:
     """The step model of one layout, built once per process (its parts are pure)."""
+    def build() -> StepModel:
+        dense, experts = split_precision(m, precision)
+        return StepModel(m, pc, k, fabric, policy, precision=dense, expert_precision=experts,
+                         kv_precision=kv_precision, tp=tp, pp=pp, spans_nodes=spans_nodes,
+                         gpus_per_node=gpus_per_node)
     # pc is a pure function of m (engine/physics/params.py): the model's identity is enough
-    key = (id(m), id(k), id(fabric.intra), id(fabric.inter), id(policy), precision,
-           kv_precision, tp, pp, spans_nodes, min(tp, gpus_per_node))
-    hit = _STEPS.get(key)
-    if hit is not None:
-        return hit[-1]  # type: ignore[return-value]
-    dense, experts = split_precision(m, precision)
-    sm = StepModel(m, pc, k, fabric, policy, precision=dense, expert_precision=experts,
-                   kv_precision=kv_precision, tp=tp, pp=pp, spans_nodes=spans_nodes,
-                   gpus_per_node=gpus_per_node)
-    if len(_STEPS) > 8192:
-        _STEPS.clear()
-    _STEPS[key] = (m, k, fabric.intra, fabric.inter, policy, sm)  # refs keep ids valid
-    return sm
+    return _STEPS.kept((m, k, fabric.intra, fabric.inter, policy),
+                       (precision, kv_precision, tp, pp, spans_nodes, min(tp, gpus_per_node)),
+                       build)
 
 
 class _Load:
@@ -80,7 +79,7 @@ class _Load:
     TP degree (the cache replicates when TP exceeds the KV heads), on one GPU.
 
     The bytes depend on the model, the formats and the context, not on the GPU: they are
-    counted once per request (:data:`_DEMANDS`) and every GPU an answer weighs reuses them."""
+    counted once per request (:data:`_BYTES`) and every GPU an answer weighs reuses them."""
 
     __slots__ = ("bandwidth", "kv_one", "kv_per_seq", "m", "mem", "reserve", "weights",
                  "weights_floor")
@@ -111,27 +110,23 @@ class _Load:
         return hit
 
 
-#: The loads of the searches kept across requests, by model, formats, context and GPU
-#: (entries hold the model, the policy and the GPU, so their ids are not reused).
-_DEMANDS: dict[tuple[object, ...], tuple[object, ...]] = {}
+#: The bytes of a model at a format and context (shared by every GPU), and the loads of the
+#: searches by GPU, kept across requests (engine/memo.py).
+_BYTES: Memo[_Load] = Memo(8192)
+_LOADS: Memo[_Load] = Memo(8192)
 
 
 def _load(m: ModelSpec, pc: ParamCount, k: Kernels, policy: Policy, precision: Precision,
           kv_precision: KVPrecision, shape: Shape) -> _Load:
-    key = (id(m), id(policy), precision, kv_precision, shape.context, id(k.gpu))
-    hit = _DEMANDS.get(key)
-    if hit is not None:
-        return hit[-1]  # type: ignore[return-value]
-    bytes_key = key[:-1]
-    demand = _DEMANDS.get(bytes_key)
-    load = _Load(demand[-1] if demand is not None else None,  # type: ignore[arg-type]
-                 m, pc, k, policy, precision, kv_precision, shape.context)
-    if len(_DEMANDS) > 8192:
-        _DEMANDS.clear()
-    if demand is None:
-        _DEMANDS[bytes_key] = (m, policy, load)
-    _DEMANDS[key] = (m, policy, k.gpu, load)
-    return load
+    numbers = (precision, kv_precision, shape.context)
+
+    def on_gpu() -> _Load:
+        demand = _BYTES.kept((m, policy), numbers, lambda: _Load(
+            None, m, pc, k, policy, precision, kv_precision, shape.context))
+        return demand if demand.mem == k.gpu.memory_bytes and demand.bandwidth == \
+            k.gpu.mem_bw_gbs * 1e9 else _Load(demand, m, pc, k, policy, precision,
+                                              kv_precision, shape.context)
+    return _LOADS.kept((m, policy, k.gpu), numbers, on_gpu)
 
 
 def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPrecision,
@@ -141,7 +136,7 @@ def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPr
     mem, w, reserve = load.mem, load.weights, load.reserve
     max_share = policy.max_weights_share + 1e-12
     usable = mem - reserve
-    read_len = shape.isl + shape.osl / 2.0  # the average sequence length over an answer
+    read_len = shape.cached + shape.isl + shape.osl / 2.0  # the mean length over an answer
     answer = shape.osl - 1.0
     gpus = nodes * gpus_per_node
     out = []
@@ -195,7 +190,7 @@ def time_plan(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: 
     if p.serving is None and p.fits:
         p.serving = serve(_step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision,
                                    p.tp, p.pp, p.gpus_per_node),
-                          policy, p.per_copy, shape.isl, shape.osl)
+                          policy, p.per_copy, shape.isl, shape.osl, shape.cached)
     return p
 
 
@@ -209,7 +204,8 @@ def ceiling_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy:
         return c
     step = _step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision, p.tp, p.pp,
                     p.gpus_per_node)
-    c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft)
+    c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft,
+                         cached=shape.cached)
     p.ceiling = c.tokens_per_s * p.busy
     return c
 

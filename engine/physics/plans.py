@@ -20,12 +20,15 @@ __all__ = ["Bounds", "InferencePlan", "Shape"]
 
 @dataclass(frozen=True)
 class Shape:
-    """What each request brings: ``isl`` prompt tokens, ``osl`` answer tokens; the KV cache is
-    sized for the whole ``context``."""
+    """What each request brings: ``isl`` prompt tokens to prefill, ``osl`` answer tokens, and
+    ``cached`` prompt tokens already in the prefix cache (a conversation's earlier turns:
+    read at every decode step, never prefilled again); the KV cache is sized for the whole
+    ``context``."""
 
     context: int
     isl: float
     osl: float
+    cached: float = 0.0
 
 
 @dataclass(frozen=True)

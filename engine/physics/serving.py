@@ -5,29 +5,36 @@ The model is aiconfigurator's "agg" scheduling (docs/calibration.md, "How aiconf
 turns steps into TTFT and TPOT"), for one copy of the model serving ``batch`` requests of
 ``isl`` prompt and ``osl`` answer tokens, with its ``ctx_tokens``: a step carries ``k``
 whole prompts, as many as the serving stack's budget of tokens per step holds
-(``prefill_token_budget``, TensorRT-LLM's ``max_num_tokens``), at least one:
+(``prefill_token_budget``, TensorRT-LLM's ``max_num_tokens``), at least one; a prompt longer
+than the budget is chunked (:func:`prefill_plan`): each step carries a budget's worth of it
+beside the decodes, and it spans ``c = isl / budget`` steps (``c = 1`` unchunked):
 
-* ``N_mix = ceil(batch / k)`` mixed steps carry ``k`` prompts plus a decode token for each
-  of the ``batch - k`` others; the rest of the answer, ``N_gen = osl - N_mix`` steps, is
-  decode only;
+* ``N_mix = ceil(batch x c / k)`` mixed steps carry ``k`` prompts (or chunks) plus a decode
+  token for each of the ``batch - k`` others; the rest of the answer, ``N_gen = osl - 1 + c
+  - N_mix`` steps, is decode only;
 * TPOT = ``(N'_mix t_mix + N_gen t_gen) / (N'_mix + N_gen)`` with ``N'_mix = max(1, N_mix -
   drain)`` (the pipeline drain at the prefill/decode boundary);
-* TTFT = the prefill step of ``k`` prompts x ``1 + (q - 1) / k`` with aiconfigurator's
-  queueing factor ``q = min(base + (batch - 3) x slope, max)``: a request waits for the
-  prompts ahead of it, ``k`` to a step;
+* TTFT = ``c`` x the step a prompt is in (the prefill step of ``k`` prompts; a mixed step
+  when chunked, its chunks ride with the decodes) x ``1 + (q - 1) / k`` with
+  aiconfigurator's queueing factor ``q = min(base + (batch - 3) x slope, max)``: a request
+  waits for the prompts ahead of it, ``k`` to a step;
 * throughput = ``batch (osl - 1) / (N_mix t_mix + N_gen t_gen)``; requests/s = throughput /
   (osl - 1); per-user tokens/s = 1 / TPOT.
 
 Why several prompts per step: a stack under load fills each step up to its token budget,
 and one prompt per step (aiconfigurator's default, ``ctx_tokens = isl``) caps a copy at
 ``osl`` answers' tokens per prefill step: short prompts come out several times too slow
-against measured runs (docs/calibration.md, "End to end"). A prompt longer than the
-budget still takes one step (TensorRT-LLM without chunked prefill), so long prompts are
-priced as before; a budget of 0 is aiconfigurator's one prompt per step.
+against measured runs (docs/calibration.md, "End to end"). Why chunks: a long prompt whole
+holds every decode of its micro-batch for its whole prefill; stacks split it over steps
+(TensorRT-LLM's ``enable_chunked_context``, vLLM's chunked prefill, always on in vLLM V1:
+docs/calibration.md, "Chunked prefill"). Chunking spreads a prompt's work, it does not
+remove it: a load whose prompts outweigh its answers stays bound by its prefill. A budget
+of 0 is aiconfigurator's one whole prompt per step.
 
 The constants (drain, queueing) are aiconfigurator 0.12.0's TensorRT-LLM backend's, in
 engine/data/policy.toml with their source. When every request's prompt fits one step
-(``batch <= k``, one request alone) the prompts run together, then every step is decode.
+(``batch <= k``, one request alone) the prompts run together (over ``c`` steps), then every
+step is decode.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from typing import NamedTuple
 from engine.catalog.schema import Policy
 from engine.physics.step import StepModel
 
-__all__ = ["Ceiling", "Serving", "ceiling", "prompts_per_step", "serve"]
+__all__ = ["Ceiling", "Serving", "ceiling", "in_flight", "prefill_plan", "serve"]
 
 
 @dataclass(slots=True, eq=False)
@@ -60,13 +67,16 @@ class Serving:
         return 1.0 / self.tpot_s
 
 
-def serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
+def serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
+          cached: float = 0.0) -> Serving:
     """The serving figures of one copy running ``batch`` requests of ``isl`` + ``osl``
+    (``isl`` the prompt tokens prefilled; ``cached`` more already in the prefix cache from
+    earlier turns of the same conversation: read by every decode step, never prefilled)
     (kept on the step model: the same load on the same layout is the same answer)."""
-    key = (batch, isl, osl, id(policy))
+    key = (float(batch), isl, osl, cached, id(policy))
     hit = step.served.get(key)
     if hit is None:
-        hit = _serve(step, policy, batch, isl, osl)
+        hit = _serve(step, policy, batch, isl, osl, cached)
         if len(step.served) < 4096:
             step.served[key] = hit
     return hit
@@ -88,36 +98,60 @@ class Ceiling(NamedTuple):
     ttft_s: float | None
 
 
-def prompts_per_step(policy: Policy, b: int, isl: float, pp: int = 1) -> int:
-    """Whole prompts of ``isl`` tokens a step carries for a copy serving ``b`` requests: as
-    many as the token budget holds, at least one, at most ``b``; a pipeline of ``pp``
+def prefill_plan(policy: Policy, b: int, isl: float, pp: int = 1) -> tuple[int, float]:
+    """(prompts a step carries, steps each prompt's prefill spans) for a copy serving ``b``
+    requests of ``isl`` prompt tokens.
+
+    A prompt that fits the token budget (``prefill_token_budget``) runs whole: a step
+    carries as many as the budget holds, at least one, at most ``b``; a pipeline of ``pp``
     stages schedules each of its micro-batches on its own budget, so a step (every
-    micro-batch once through the stages) carries up to ``pp`` times as many."""
-    per_batch = max(1, int(policy.prefill_token_budget // max(isl, 1.0)))
-    return max(1, min(b, per_batch * max(1, min(pp, b))))
+    micro-batch once through the stages) carries up to ``pp`` times as many. A longer
+    prompt is chunked (TensorRT-LLM's chunked context, vLLM's chunked prefill): each
+    micro-batch carries a budget's worth of one prompt beside its decodes, so the prompt
+    spans ``isl / budget`` steps. A budget of 0 is one whole prompt per step, never
+    chunked (aiconfigurator's scheduling)."""
+    budget = policy.prefill_token_budget
+    slots = max(1, min(pp, b))
+    if budget > 0 and isl > budget:
+        return slots, isl / budget
+    per_batch = max(1, int(budget // max(isl, 1.0)))
+    return max(1, min(b, per_batch * slots)), 1.0
 
 
-def _steps(policy: Policy, b: int, k: int, osl: float) -> tuple[float, float, float]:
+def _steps(policy: Policy, b: int, k: int, chunks: float,
+           osl: float) -> tuple[float, float, float]:
     """(N_mix, N_gen, N'_mix) of one answer of ``osl`` tokens on a copy serving ``b``
-    requests, ``k`` prompts per step."""
-    if b <= k:  # every prompt in one step, then decode only
-        return 1.0, osl - 1.0, 0.0
-    n_mix = float(math.ceil(b / k))
-    if n_mix >= osl:  # every step of the answer also carries prompts
+    requests, ``k`` prompts (or chunks) per step, each prompt spanning ``chunks`` steps.
+
+    A request spends ``chunks`` steps in its prefill and ``osl - 1`` decoding, so a cycle
+    is ``chunks + osl - 1`` steps (``osl`` unchunked), ``N_mix`` of which carry prompts."""
+    if b <= k:  # every prompt in the first steps, then decode only
+        return chunks, osl - 1.0, 0.0
+    n_mix = float(math.ceil(b * chunks / k - 1e-9))
+    total = osl - 1.0 + chunks
+    if n_mix >= total:  # every step of the answer also carries prompts
         return n_mix, 0.0, n_mix
-    return n_mix, osl - n_mix, max(1.0, n_mix - policy.tpot_drain_steps)
+    return n_mix, total - n_mix, max(1.0, n_mix - policy.tpot_drain_steps)
 
 
-def _with_host(policy: Policy, gpu_s: float, seqs: int) -> float:
+def _with_host(policy: Policy, gpu_s: float, seqs: int, pp: int) -> float:
     """A step's time with the serving runtime's own work for its ``seqs`` sequences
-    (scheduling, sampling, preparing each sequence's inputs: ``step_us_per_sequence``).
+    (scheduling, sampling, preparing each sequence's inputs: ``step_us_per_sequence``), and
+    on a pipeline of ``pp`` stages the scheduling of each extra micro-batch
+    (``pipeline_us_per_sequence`` x ``seqs`` x ``(pp - 1)``).
 
     Why added to the kernels' time rather than hidden behind it: the runtime's overlap of
     host and GPU is partial, and measured end-to-end runs show the cost in full; it is
     what caps a small model's copy at a few tens of thousands of tokens/s whatever the
     GPU (Llama 3.1 8B gives the same 28k tok/s on H100 and H200 at 128/128 in TensorRT-LLM's
-    published runs), and it is fitted to those runs (engine/data/policy.toml)."""
-    return gpu_s + policy.step_us_per_sequence * 1e-6 * seqs
+    published runs), and it is fitted to those runs (engine/data/policy.toml). Why a
+    pipeline pays more: its executor runs one loop iteration per micro-batch, each
+    scheduling over every request of the copy and relaying the sampled tokens from rank to
+    rank on the host, without the overlap of host and GPU a single-stage copy has
+    (TensorRT-LLM's PyExecutor pipeline loop; docs/calibration.md, "Deep pipelines"): a
+    step of ``pp`` micro-batches pays it ``pp`` times where a single stage pays it once."""
+    per_seq = policy.step_us_per_sequence + policy.pipeline_us_per_sequence * (pp - 1)
+    return gpu_s + per_seq * 1e-6 * seqs
 
 
 def _queue(policy: Policy, b: int, k: int) -> float:
@@ -138,7 +172,7 @@ def _queue(policy: Policy, b: int, k: int) -> float:
 
 
 def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float, *,
-            ttft: bool = True) -> Ceiling:
+            ttft: bool = True, cached: float = 0.0) -> Ceiling:
     """What :func:`serve` can at most give, from the decode step and a lower bound on the
     mixed step (:meth:`StepModel.mixed_floor`: its GEMMs, prefill attention and all-reduces).
 
@@ -149,35 +183,54 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     (engine/physics/search.py). The margin covers rounding, nothing else. With
     ``ttft=False`` the first-token floor is not worked out.
     """
-    b = max(1, batch)
+    b = in_flight(policy, batch)
     osl = max(2.0, osl)
-    k = prompts_per_step(policy, b, isl, step.pp)
-    n_mix, n_gen, n_tpot = _steps(policy, b, k, osl)
-    t_gen = _with_host(policy, step.decode(float(b), isl + osl / 2.0), b)
-    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k)), b)
+    k, c = prefill_plan(policy, b, isl, step.pp)
+    n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
+    t_gen = _with_host(policy, step.decode(float(b), cached + isl + osl / 2.0), b, step.pp)
+    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b, step.pp)
     cycle = n_mix * t_mix + n_gen * t_gen
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
-    first = step.mixed_floor(isl, 0.0, float(k)) * _queue(policy, b, k) / _MARGIN \
-        if ttft else None
+    gen_first = float(b - k) if c > 1.0 and b > k else 0.0
+    first = c * step.mixed_floor(isl, gen_first, float(k), c) * _queue(policy, b, k) \
+        / _MARGIN if ttft else None
     return Ceiling(b * (osl - 1.0) / cycle * _MARGIN, _MARGIN / tpot, first)
 
 
-def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float) -> Serving:
-    b = max(1, batch)
+def in_flight(policy: Policy, batch: int) -> int:
+    """Requests a copy serving ``batch`` runs at once: all of them, up to the runtime's cap
+    (``max_requests_per_copy``: its decoder buffers and per-micro-batch batch size are sized
+    for that many); the rest wait for a slot."""
+    cap = policy.max_requests_per_copy
+    return max(1, min(batch, cap) if cap else batch)
+
+
+def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
+           cached: float) -> Serving:
+    b = in_flight(policy, batch)
     osl = max(2.0, osl)
-    kv_len = isl + osl / 2.0  # the average sequence length over an answer
-    k = prompts_per_step(policy, b, isl, step.pp)
-    t_gen = _with_host(policy, step.decode(float(b), kv_len), b)
-    t_ctx = _with_host(policy, step.prefill(isl, float(k)), k)
-    n_mix, n_gen, n_tpot = _steps(policy, b, k, osl)
+    # the average sequence length over an answer: the cached history, the prompt prefilled,
+    # half the answer (the new tokens' attention to the cached history in their prefill is
+    # left out: a turn of ~70 tokens over an 8k history is ~2 % of a decode step's reads)
+    kv_len = cached + isl + osl / 2.0
+    k, c = prefill_plan(policy, b, isl, step.pp)
+    t_gen = _with_host(policy, step.decode(float(b), kv_len), b, step.pp)
+    t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k, step.pp)
+    n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
     t_mix = t_ctx if b <= k else \
-        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k)), b)
+        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k), c), b, step.pp)
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
-    queue = _queue(policy, b, k)
+    # a first token waits for its prompt's steps: one prefill step whole, or ``c`` steps
+    # chunked, which carry the decodes of the others (the point of chunking)
+    t_first = t_mix if c > 1.0 and b > k else t_ctx
+    queue = c * _queue(policy, b, k)
     cycle = n_mix * t_mix + n_gen * t_gen
     tps = b * (osl - 1.0) / cycle
     if not math.isfinite(tps):
         raise ArithmeticError("serving throughput is not finite")
-    return Serving(batch=b, ttft_s=t_ctx * queue, tpot_s=tpot, decode_step_s=t_gen,
+    # past the cap a request first waits for a slot: a whole answer's cycle, for the share
+    # of the requests that do not fit (none below the cap)
+    waiting = (batch - b) / batch * cycle if batch > b else 0.0
+    return Serving(batch=b, ttft_s=t_first * queue + waiting, tpot_s=tpot, decode_step_s=t_gen,
                    mix_step_s=t_mix, prefill_s=t_ctx, tokens_per_s=tps,
                    requests_per_s=tps / (osl - 1.0))

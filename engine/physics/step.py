@@ -10,11 +10,13 @@ all-reduces of the step's activations (Megatron's f/g,
 docs/engine-notes.md#megatron-tensor-parallelism) on the link's measured curve. The output
 head runs once per step in BF16. Pipeline stages pass activations point to point; a
 pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
-(:meth:`StepModel.mixed`: a prompt is never split between them).
+(:meth:`StepModel.mixed`: a prompt is never split between them; a prompt longer than the
+step's token budget is split across steps instead, a chunk a step, each attending to the
+chunks before it).
 
 Every quantity that depends only on the model and the layout is computed once when the
-:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; the
-geometry is shared by every GPU); a step is then a few curve lookups per layer kind, and
+:class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; its
+:class:`Geometry` is shared by every GPU); a step is then a few curve lookups per layer kind, and
 each step time, and each layer's pieces by token count, is kept (a pure function of the
 catalog's data), so a prefill, a mixed step and a step's lower bound
 (:meth:`StepModel.mixed_floor`, what a search bounds a layout with before timing it:
@@ -24,6 +26,7 @@ engine/physics/search.py) share their lookups.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from engine.catalog.schema import ModelSpec, Policy
@@ -33,13 +36,44 @@ from engine.physics.memory import body_bytes_per_param, expert_touch_share
 from engine.physics.params import ParamCount, layer_split
 from engine.result import KVPrecision, Precision
 
-__all__ = ["StepModel", "clear_geometry"]
+__all__ = ["Geometry", "StepModel", "clear_geometry"]
 
 
-#: Per-layout geometry, a pure function of the model, the policy, the formats and the layout
-#: (no GPU in it): kept across GPUs and requests. Entries keep the model and the policy alive,
-#: so their ids are not reused while the entry is kept.
-_GEOMETRY: dict[tuple[object, ...], tuple[ModelSpec, Policy, dict[str, float]]] = {}
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Weights, FLOPs and attention shapes per GPU, per average layer of each kind, of one
+    layout: a pure function of the model, the policy, the formats and the layout (no GPU in
+    it), so every GPU a request weighs shares it. Frozen: a step model reads it, never
+    changes it."""
+
+    layers: int  # layers per pipeline stage
+    dense_frac: float
+    moe_frac: float
+    w_dense: float  # weight bytes of a dense layer's GEMMs, per GPU
+    w_moe: float  # an MoE layer's dense GEMMs (attention, shared experts, router)
+    flops_dense: float  # per token
+    flops_moe_dense: float
+    g_dense: int  # GEMM kernels per layer
+    g_moe: int
+    size_dense: float  # the GEMMs' mean side, for the measured efficiency
+    size_moe: float
+    expert_bytes: float  # one routed expert per GPU (split by TP along its width)
+    expert_flops: float  # per token per expert
+    expert_width: float
+    head_bytes: float  # the output head, BF16, once per step
+    head_flops: float
+    head_size: float
+    q_heads: float  # attention; the measured grid is in units of one 128-dim head's K and V
+    attn_dim: float
+    units_per_seq: float
+    window: int
+    swa_frac: float
+    act_bytes: float  # one token's activations, BF16
+
+
+#: Per-layout geometry kept across GPUs and requests. Entries keep the model and the policy
+#: alive, so their ids are not reused while the entry is kept.
+_GEOMETRY: dict[tuple[object, ...], tuple[ModelSpec, Policy, Geometry]] = {}
 
 
 def clear_geometry() -> None:
@@ -48,8 +82,8 @@ def clear_geometry() -> None:
 
 
 def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision,
-              expert_precision: Precision, tp: int, pp: int) -> dict[str, float]:
-    """Weights, FLOPs and attention shapes per GPU and layer kind of one layout."""
+              expert_precision: Precision, tp: int, pp: int) -> Geometry:
+    """The :class:`Geometry` of one layout (kept)."""
     key = (id(m), id(policy), precision, expert_precision, tp, pp)
     hit = _GEOMETRY.get(key)
     if hit is not None and hit[0] is m and hit[1] is policy:
@@ -76,26 +110,23 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
     else:
         elems = 2 * math.ceil(m.kv_heads / tp) * m.head_dim
         attn_dim = float(m.head_dim)
-    g = {
-        "layers": math.ceil(L / pp), "dense_frac": dense_n / L, "moe_frac": moe_n / L,
-        "w_dense": (attn_p + mlp_p) * b, "w_moe": (attn_p + shared_p) * b + router_p * 2.0,
-        "flops_dense": 2.0 * (attn_p + mlp_p),
-        "flops_moe_dense": 2.0 * (attn_p + shared_p + router_p),
-        "g_dense": attn_gemms + 2, "g_moe": attn_gemms + 1 + (2 if m.shared_experts else 0),
-        "size_dense": math.sqrt(max(1.0, (attn_p + mlp_p) / 4.0)),
-        "size_moe": math.sqrt(max(1.0, (attn_p + shared_p) / 4.0)),
-        # routed experts per GPU (experts split by TP along their width)
-        "expert_bytes": per_expert / tp * body_bytes_per_param(expert_precision, policy),
-        "expert_flops": 2.0 * per_expert / tp,  # per token per expert
-        "expert_width": (m.moe_ffn or 1) / tp,
-        # output head, BF16, once per step
-        "head_bytes": m.vocab * h / tp * 2.0, "head_flops": 2.0 * m.vocab * h / tp,
-        "head_size": math.sqrt(m.vocab * h / tp),
-        # attention; the measured grid is in units of one 128-dim head's K and V
-        "q_heads": m.heads / tp, "attn_dim": attn_dim, "units_per_seq": elems / 256.0,
-        "window": m.sliding_window or 0, "swa_frac": m.swa_layers / L,
-        "act_bytes": h * 2.0,  # one token's activations, BF16
-    }
+    g = Geometry(
+        layers=math.ceil(L / pp), dense_frac=dense_n / L, moe_frac=moe_n / L,
+        w_dense=(attn_p + mlp_p) * b, w_moe=(attn_p + shared_p) * b + router_p * 2.0,
+        flops_dense=2.0 * (attn_p + mlp_p),
+        flops_moe_dense=2.0 * (attn_p + shared_p + router_p),
+        g_dense=attn_gemms + 2, g_moe=attn_gemms + 1 + (2 if m.shared_experts else 0),
+        size_dense=math.sqrt(max(1.0, (attn_p + mlp_p) / 4.0)),
+        size_moe=math.sqrt(max(1.0, (attn_p + shared_p) / 4.0)),
+        expert_bytes=per_expert / tp * body_bytes_per_param(expert_precision, policy),
+        expert_flops=2.0 * per_expert / tp,
+        expert_width=(m.moe_ffn or 1) / tp,
+        head_bytes=m.vocab * h / tp * 2.0, head_flops=2.0 * m.vocab * h / tp,
+        head_size=math.sqrt(m.vocab * h / tp),
+        q_heads=m.heads / tp, attn_dim=attn_dim, units_per_seq=elems / 256.0,
+        window=m.sliding_window or 0, swa_frac=m.swa_layers / L,
+        act_bytes=h * 2.0,
+    )
     if len(_GEOMETRY) > 8192:
         _GEOMETRY.clear()
     _GEOMETRY[key] = (m, policy, g)
@@ -105,36 +136,16 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
 class StepModel:
     """Step times of one model on one layout (``tp`` GPUs per stage, ``pp`` stages)."""
 
-    # the layout's geometry (_geometry): per GPU, per average layer of each kind
-    layers: int
-    dense_frac: float
-    moe_frac: float
-    w_dense: float
-    w_moe: float
-    flops_dense: float
-    flops_moe_dense: float
-    g_dense: int
-    g_moe: int
-    size_dense: float
-    size_moe: float
-    expert_bytes: float
-    expert_flops: float
-    expert_width: float
-    head_bytes: float
-    head_flops: float
-    head_size: float
-    q_heads: float
-    attn_dim: float
-    units_per_seq: float
-    window: int
-    swa_frac: float
-    act_bytes: float
+    __slots__ = ("_decode", "_ew_bw", "_ew_fixed", "_ew_ops", "_ewc_t", "_gemm_t", "_in_node",
+                 "_mixed", "_pattn", "attn", "fabric", "gemm", "geo", "head", "kernels", "m",
+                 "moe_kernel", "pp", "served", "spans", "tp", "tp_per_node")
 
     def __init__(self, m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
                  *, precision: Precision, expert_precision: Precision,
                  kv_precision: KVPrecision, tp: int, pp: int, spans_nodes: bool,
                  gpus_per_node: int) -> None:
-        self.__dict__.update(_geometry(m, pc, policy, precision, expert_precision, tp, pp))
+        #: the layout's geometry, shared with every GPU
+        self.geo = _geometry(m, pc, policy, precision, expert_precision, tp, pp)
         self.m, self.tp, self.pp = m, tp, pp
         self.tp_per_node = min(tp, gpus_per_node)
         self.spans = spans_nodes
@@ -150,8 +161,8 @@ class StepModel:
         self._pattn: dict[float, float] = {}
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
-        self.served: dict[tuple[float, float, float, int], Any] = {}
-        self._mixed: dict[tuple[float, float, float, float], float] = {}
+        self.served: dict[tuple[float, float, float, float, int], Any] = {}
+        self._mixed: dict[tuple[float, float, float, float, float], float] = {}
 
     # -- pieces ------------------------------------------------------------------------
     # One (average) layer over ``t`` tokens. The sums keep the order of the formulas in the
@@ -163,19 +174,19 @@ class StepModel:
         hit = self._gemm_t.get(t)
         if hit is not None:
             return hit
-        g = self.gemm
+        g, geo = self.gemm, self.geo
         fixed, stream = g.fixed(t), g.stream(t)
         mfu, peak = g.mfu, g.peak
         tm = t if t >= 1.0 else 1.0
         total = 0.0
-        if self.dense_frac:
-            mem = self.g_dense * fixed + self.w_dense / stream
-            comp = self.flops_dense * t / (mfu(tm, self.size_dense) * peak)
-            total += self.dense_frac * (mem if mem >= comp else comp)
-        if self.moe_frac:
-            mem = self.g_moe * fixed + self.w_moe / stream
-            comp = self.flops_moe_dense * t / (mfu(tm, self.size_moe) * peak)
-            total += self.moe_frac * (mem if mem >= comp else comp)
+        if geo.dense_frac:
+            mem = geo.g_dense * fixed + geo.w_dense / stream
+            comp = geo.flops_dense * t / (mfu(tm, geo.size_dense) * peak)
+            total += geo.dense_frac * (mem if mem >= comp else comp)
+        if geo.moe_frac:
+            mem = geo.g_moe * fixed + geo.w_moe / stream
+            comp = geo.flops_moe_dense * t / (mfu(tm, geo.size_moe) * peak)
+            total += geo.moe_frac * (mem if mem >= comp else comp)
             total = total + self._experts(t)
         self._gemm_t[t] = total
         return total
@@ -187,17 +198,17 @@ class StepModel:
         m, k = self.m, self.moe_kernel
         touched = m.experts * expert_touch_share(m, tokens)
         tpe = tokens * m.experts_active / m.experts
-        flops = self.expert_flops * tokens * m.experts_active
-        mem = k.fixed + touched * self.expert_bytes / k.bandwidth
-        comp = flops / (k.mfu(self.expert_width, tpe if tpe >= 1e-3 else 1e-3) * k.peak)
-        return self.moe_frac * (mem if mem >= comp else comp)
+        flops = self.geo.expert_flops * tokens * m.experts_active
+        mem = k.fixed + touched * self.geo.expert_bytes / k.bandwidth
+        comp = flops / (k.mfu(self.geo.expert_width, tpe if tpe >= 1e-3 else 1e-3) * k.peak)
+        return self.geo.moe_frac * (mem if mem >= comp else comp)
 
     def _ew_comm(self, t: float) -> tuple[float, float]:
         """(element-wise ops, the two TP all-reduces) of one layer over ``t`` tokens."""
         hit = self._ewc_t.get(t)
         if hit is not None:
             return hit
-        nbytes = t * self.act_bytes
+        nbytes = t * self.geo.act_bytes
         ew = self._ew_ops * (self._ew_fixed + nbytes * 2.0 / self._ew_bw)
         comm = 0.0
         if self.tp > 1:
@@ -214,12 +225,12 @@ class StepModel:
         """Decode attention of one (average) layer for ``seqs`` sequences at ``kv_len``."""
         if seqs <= 0:
             return 0.0
-        u = seqs * self.units_per_seq
+        u = seqs * self.geo.units_per_seq
         full = self.attn.decode_time(u, kv_len)
-        if not self.swa_frac:
+        if not self.geo.swa_frac:
             return full
-        win = self.attn.decode_time(u, min(kv_len, self.window))
-        return (1.0 - self.swa_frac) * full + self.swa_frac * win
+        win = self.attn.decode_time(u, min(kv_len, self.geo.window))
+        return (1.0 - self.geo.swa_frac) * full + self.geo.swa_frac * win
 
     def _prefill_attn(self, isl: float) -> float:
         """Causal attention of one (average) layer over one prompt of ``isl`` tokens."""
@@ -230,26 +241,27 @@ class StepModel:
         def keys(w: float) -> float:  # sum over queries of the keys each attends
             return isl * isl / 2.0 if w >= isl else isl * w - w * w / 2.0
 
+        geo = self.geo
         full = keys(isl)
-        pairs = full if not self.swa_frac else \
-            (1.0 - self.swa_frac) * full + self.swa_frac * keys(float(self.window))
-        flops = 4.0 * self.q_heads * self.attn_dim * pairs
-        t = self.attn.prefill_time(flops, self.q_heads, isl)
+        pairs = full if not geo.swa_frac else \
+            (1.0 - geo.swa_frac) * full + geo.swa_frac * keys(float(geo.window))
+        flops = 4.0 * geo.q_heads * geo.attn_dim * pairs
+        t = self.attn.prefill_time(flops, geo.q_heads, isl)
         self._pattn[isl] = t
         return t
 
     def _head(self, tokens: float) -> float:
         """The output head (BF16, once per step) over ``tokens`` tokens."""
         h = self.head
-        mem = h.fixed(tokens) + self.head_bytes / h.stream(tokens)
-        comp = self.head_flops * tokens / (h.mfu(tokens if tokens >= 1.0 else 1.0,
-                                                 self.head_size) * h.peak)
+        mem = h.fixed(tokens) + self.geo.head_bytes / h.stream(tokens)
+        comp = self.geo.head_flops * tokens / (h.mfu(tokens if tokens >= 1.0 else 1.0,
+                                                 self.geo.head_size) * h.peak)
         return mem if mem >= comp else comp
 
     def _p2p(self, tokens: float) -> float:
         if self.pp <= 1:
             return 0.0
-        return p2p_s(tokens * self.act_bytes, self.fabric, self.spans)
+        return p2p_s(tokens * self.geo.act_bytes, self.fabric, self.spans)
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -264,59 +276,66 @@ class StepModel:
         tm = batch / mb
         ew, comm = self._ew_comm(tm)
         layer = self._gemms(tm) + self._decode_attn(tm, kv_len) + ew + comm
-        stage = self.layers * layer + self._head(tm) + self._p2p(tm)
+        stage = self.geo.layers * layer + self._head(tm) + self._p2p(tm)
         t = max(mb, pp) * stage
         if len(self._decode) < 4096:
             self._decode[key] = t
         return t
 
-    def mixed(self, prompt: float, gen: float, kv_len: float, prompts: float = 1.0) -> float:
-        """Seconds for one step carrying ``prompts`` prompts of ``prompt`` tokens each (or
-        chunks of that much prompt work) and one decode token for each of ``gen`` requests
-        already generating (in-flight batching)."""
-        key = (prompt, gen, kv_len, prompts)
+    def mixed(self, prompt: float, gen: float, kv_len: float, prompts: float = 1.0,
+              chunks: float = 1.0) -> float:
+        """Seconds for one step carrying ``prompts`` prompts of ``prompt`` tokens each and
+        one decode token for each of ``gen`` requests already generating (in-flight
+        batching). With ``chunks`` > 1 each prompt is one of that many chunks of a longer
+        prompt split across steps (chunked prefill): ``prompt / chunks`` tokens and, on
+        average, ``1 / chunks`` of the whole prompt's causal attention (a chunk attends to
+        the chunks before it, so the chunks' attention adds up to the prompt's)."""
+        key = (prompt, gen, kv_len, prompts, chunks)
         hit = self._mixed.get(key)
         if hit is None:
-            hit = self._mixed_step(prompt, gen, kv_len, prompts)
+            hit = self._mixed_step(prompt, gen, kv_len, prompts, chunks)
             if len(self._mixed) < 4096:
                 self._mixed[key] = hit
         return hit
 
-    def _micro(self, prompt: float, gen: float, prompts: float) -> tuple[float, float, float]:
+    def _micro(self, prompt: float, gen: float, prompts: float,
+               chunks: float) -> tuple[float, float, float]:
         """(micro-batches, tokens and prompts of the heaviest) of a step on this layout.
 
         A pipelined layout splits a step's requests into micro-batches, up to one per
-        stage, as it does a decode step; a prompt is not split, so the heaviest
-        micro-batch carries ``ceil(prompts / mb)`` of them and its share of the decode
-        tokens, and the pipeline moves at its pace (every micro-batch crosses every stage
-        before its next step)."""
+        stage, as it does a decode step; a prompt (or a prompt's chunk) is not split
+        between them, so the heaviest micro-batch carries ``ceil(prompts / mb)`` of them
+        and its share of the decode tokens, and the pipeline moves at its pace (every
+        micro-batch crosses every stage before its next step)."""
         mb = max(1.0, min(float(self.pp), prompts + gen))
         heavy = float(math.ceil(prompts / mb - 1e-9)) if prompts else 0.0
-        return mb, heavy * prompt + gen / mb, heavy
+        return mb, heavy * prompt / chunks + gen / mb, heavy
 
-    def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float) -> float:
+    def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float,
+                    chunks: float) -> float:
         """``max(mb, pp)`` stage times of the heaviest micro-batch (:meth:`_micro`)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts)
+        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
         seqs = gen / mb
         ew, comm = self._ew_comm(tokens)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
                  + self._decode_attn(seqs, kv_len) + ew + comm)
-        stage = self.layers * layer + self._head(heavy + seqs) + self._p2p(tokens)
+        stage = self.geo.layers * layer + self._head(heavy + seqs) + self._p2p(tokens)
         return max(mb, float(self.pp)) * stage
 
-    def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0) -> float:
+    def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0,
+                    chunks: float = 1.0) -> float:
         """A lower bound on :meth:`mixed` (and, with ``gen`` = 0, on :meth:`prefill`): the
         step's GEMMs, prefill attention and all-reduces, without its decode attention,
         element-wise ops, head and sends (each >= 0, so the sum can only be smaller)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt)
+        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
+        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
                  + self._ew_comm(tokens)[1])
-        return max(mb, float(self.pp)) * (self.layers * layer)
+        return max(mb, float(self.pp)) * (self.geo.layers * layer)
 
-    def prefill(self, prompt: float, prompts: float = 1.0) -> float:
+    def prefill(self, prompt: float, prompts: float = 1.0, chunks: float = 1.0) -> float:
         """Seconds to prefill ``prompts`` prompts of ``prompt`` tokens together in one step
-        (the context step a first token waits for)."""
-        return self.mixed(prompt, 0.0, prompt, prompts)
+        (the context step a first token waits for; one chunk of each with ``chunks``)."""
+        return self.mixed(prompt, 0.0, prompt, prompts, chunks)
 
     def touch(self, tokens: float) -> float:
         """Share of routed experts a step of ``tokens`` touches (1 for dense models)."""

@@ -27,7 +27,7 @@ from dialogue.understand.numbers import digits_in
 from dialogue.understand.text import fold
 from engine.catalog import catalog, model_keys, normalize
 
-CORPUS = Path(__file__).parent / "corpus" / "utterances.jsonl"
+CORPUS = Path(__file__).parent / "corpus"
 ROOT = Path(__file__).resolve().parents[2]
 FIXED = 1764590400.0  # Monday 2025-12-01 12:00 UTC: 'by Friday' is 4 days
 SURE = ("said", "confirmed")
@@ -50,8 +50,8 @@ ISSUE_EXAMPLES = (
 
 @cache
 def cases() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [json.loads(line) for path in sorted(CORPUS.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def converse(lines: list[str]) -> list[Reply]:
@@ -157,6 +157,22 @@ def test_the_corpus_is_large_holds_the_issue_and_both_languages() -> None:
 
 @pytest.mark.parametrize("case", cases(), ids=lambda c: c["id"])
 def test_an_utterance_means_what_the_corpus_says(case: dict[str, Any]) -> None:
+    if "open" in case:  # a line written before its reading exists: it must still fail
+        if _passes(case):
+            pytest.fail(f"{case['id']} passes now: drop its 'open'")
+        pytest.xfail(case["open"])
+    _check(case)
+
+
+def _passes(case: dict[str, Any]) -> bool:
+    try:
+        _check(case)
+    except AssertionError:
+        return False
+    return True
+
+
+def _check(case: dict[str, Any]) -> None:
     replies = converse(case["say"])
     typed = sent(case["say"], replies)
     for i, r in enumerate(replies):

@@ -227,7 +227,7 @@ def test_a_gpu_in_the_opening_is_an_answer() -> None:
 def test_users_or_a_rate_mean_inference_said_as_assumed() -> None:
     r = Dialogue(MemoryStore()).start("k", "deepseek r1 for 50 concurrent users")
     assert r.request["workload"] == "inference" and r.sources["workload"] == "assumed"
-    assert r.asking == "context" and "dialogue.notice.assumed" in notice_ids(r)
+    assert r.asking == "workload" and "dialogue.notice.assumed" in notice_ids(r)
 
 
 @pytest.mark.parametrize(("opening", "model"), [
@@ -360,15 +360,19 @@ def test_an_assumed_speed_never_moves_the_answer_to_4_bit_weights() -> None:
     assert r.text.params["precision"].id == "precision.bf16"  # type: ignore[union-attr]
 
 
-def test_the_int4_tradeoff_says_what_the_first_token_bound_costs_in_fp8() -> None:
-    """A 1.5 s first-token bound, stated: 4-bit weights meet it on one node, FP8 does not
-    there. The question says both sides before anything is sized."""
+def test_the_int4_tradeoff_says_each_sides_hardware() -> None:
+    """A 405B for 64 users at 16k: 4-bit weights hold it on one node, FP8 takes a cluster.
+    The question says both sides before anything is sized."""
     d = Dialogue(MemoryStore())
-    r = d.start("k", "llama 3.1 70b inference 32 users 8k context, first token in under 1.5 s")
+    r = d.start("k", "llama 3.1 405b inference 64 users 16k context")
     assert r.asking == "int4"
     trade = r.notices[-1].text
     assert trade.id == "dialogue.notice.int4_tradeoff"
-    assert trade.params["int4"] != trade.params["fp8"]
+    four, kept = trade.params["int4"], trade.params["fp8"]
+    # each side its hardware and the speed each user sees on it
+    assert four.params["shape"].id == "dialogue.shape.node"  # type: ignore[union-attr]
+    assert kept.params["shape"].params["nodes"] == 2  # type: ignore[union-attr]
+    assert four.params["rate"] > 0 and kept.params["rate"] > 0  # type: ignore[union-attr]
 
 
 def test_the_int4_tradeoff_names_each_sides_node_size() -> None:
@@ -481,11 +485,11 @@ def test_numbers_spelled_out_at_the_question(said: str, value: int) -> None:
 
 
 def test_the_int4_question_never_gives_a_reason_step_1_did_not() -> None:
-    """128 users of a 70B fit one node in FP8 but each sees less than chat needs; 4-bit
-    weights on the same node serve them usably: the INT4 question points at step 1's own
-    reason (the speed), never 'does not fit one node with the headroom it needs'."""
+    """16 users of a 70B asking 50 tok/s each fit one node in FP8 but miss the speed; 4-bit
+    weights change the answer: the INT4 question points at step 1's own reason (the speed),
+    never 'does not fit one node with the headroom it needs'."""
     d = Dialogue(MemoryStore())
-    r = d.start("k", "llama 3.1 70b inference 128 users 8k context")
+    r = d.start("k", "llama 3.1 70b inference 16 users 8k context, 50 tok/s per user")
     assert r.asking == "int4"
     assert r.steps and r.steps[0].because.id != "evidence.miss"  # memory fits; speed does not
     for lang in ("en", "fr"):
@@ -515,8 +519,6 @@ def test_the_servers_they_have_are_answered_first() -> None:
     takes and how many more nodes that is."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b inference 32 users 8k, we have 2 servers with 4x L40S each")
-    assert r.asking == "int4"  # 4-bit weights decide how many of those nodes it takes
-    r = d.handle("k", "yes")
     rec = r.recommendation
     assert r.kind == "result" and rec is not None and rec.owned is not None
     assert (rec.owned.nodes, rec.owned.gpus_per_node, rec.owned.gpu) == (2, 4, "l40s")

@@ -298,20 +298,21 @@ def test_language_detected_from_words_and_accents(said: str, lang: str | None) -
 def test_opening_from_the_issue() -> None:
     # '405b' alone names a size, not a model: Llama 3.1 405B is proposed, never taken
     found = extract("405b inference 64 users 32k context int4 ok")
-    assert found.answers == {"workload": "inference", "concurrency": 64, "context": 32768,
-                             "int4": True}
+    assert found.answers == {"workload": "inference", "users_total": 64, "concurrency": 64,
+                             "context": 32768, "int4": True}
     assert [o.answers for o in found.unsure["model"].options] == [
         {"model": "llama-3.1-405b"}, {"model": 405.0}, {}]
     assert found.leftovers == [] and found.hint is None and found.inferred == set()
     found = extract("llama 3.1 405b inference 64 users 32k context int4 ok")
     assert found.answers == {"model": "llama-3.1-405b", "workload": "inference",
-                             "concurrency": 64, "context": 32768, "int4": True}
+                             "users_total": 64, "concurrency": 64, "context": 32768,
+                             "int4": True}
 
 
 def test_a_french_opening_gives_the_same_answers() -> None:
     found = extract("inférence llama 3.1 70b pour 64 utilisateurs, contexte 32k", "fr")
     assert found.answers == {"workload": "inference", "model": "llama-3.1-70b",
-                             "concurrency": 64, "context": 32768}
+                             "users_total": 64, "concurrency": 64, "context": 32768}
     found = extract("affinage complet de llama 3.1 8b sur 2 milliards de jetons en 2 semaines",
                     "fr")
     assert found.answers == {"workload": "full-finetune", "model": "llama-3.1-8b",
@@ -604,8 +605,8 @@ def test_an_moe_said_before_its_counts_is_read_whole_and_shown_with_its_units(
 
 
 @pytest.mark.parametrize("said, lang, total, at_once", [
-    ("llama 3.1 8b pour 3000 de nos employés", "fr", 3000, 300),
-    ("llama 3.1 8b for 3000 of our employees", "en", 3000, 300),
+    ("llama 3.1 8b pour 3000 de nos employés", "fr", 3000, 3000),
+    ("llama 3.1 8b for 3000 of our employees", "en", 3000, 3000),
     ("llama 3.1 8b for 64 of our users at once", "en", None, 64),
     ("llama 3.1 8b pour 64 de nos utilisateurs en même temps", "fr", None, 64),
 ])

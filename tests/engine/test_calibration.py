@@ -128,9 +128,12 @@ def test_the_two_fitted_knobs_say_what_they_were_fitted_to() -> None:
 def test_the_fitted_host_time_says_what_it_was_fitted_to_and_its_value() -> None:
     """The serving runtime's time per sequence is fitted to measured end-to-end runs: its
     source names the command that refits it, the file it is fitted to and the value."""
-    src = CAT.policy.sources["step_us_per_sequence"]
-    assert "bench/calibrate.py fit-serving" in src and "trtllm_bench.toml" in src
-    assert f"{CAT.policy.step_us_per_sequence:g}" in src
+    for knob in ("step_us_per_sequence", "pipeline_us_per_sequence"):
+        src = CAT.policy.sources[knob]
+        assert "bench/calibrate.py fit-serving" in src, knob
+        assert f"{getattr(CAT.policy, knob):g}" in src, knob
+    assert "trtllm_bench.toml" in CAT.policy.sources["step_us_per_sequence"]
+    assert "_executor_loop_pp" in CAT.policy.sources["pipeline_us_per_sequence"]
 
 
 def test_goodput_falls_with_the_gpu_count_as_the_llama_3_paper_reports() -> None:

@@ -225,7 +225,7 @@ def test_a_lora_card_quotes_the_same_gpus_in_the_caveat_and_the_numbers() -> Non
 
 
 def test_work_that_needs_the_node_takes_it_without_the_fewer_gpus_caveat() -> None:
-    r = rec(model="llama-3.1-70b", concurrency=64)
+    r = rec(model="llama-3.1-70b", concurrency=128)
     assert r.numbers.gpus_needed == 8
     assert "caveat.fewer_gpus" not in ids(r.caveats)
 

@@ -76,14 +76,16 @@ def test_the_total_scope_is_every_copy() -> None:
 
 def test_a_tp4_dp2_node_is_not_577_gb_free() -> None:
     # A data-parallel layout holds one copy of the weights per replica: the bar counts them all.
-    r = _rec(model="llama-3.1-70b", concurrency=64, context=8192)
+    r = _rec(model="llama-3.1-70b", concurrency=128, context=8192)
     assert r.layout.dp > 1
     seg = r.numbers.memory.per_copy  # type: ignore[union-attr]
     weights = r.numbers.weights_gb or 0
     assert seg.weights_gb == pytest.approx(weights * r.layout.dp, abs=0.06 * r.layout.dp)
     assert seg.free_gb == pytest.approx(seg.vram_gb - weights * r.layout.dp - seg.work_gb
                                         - seg.reserve_gb, abs=0.2)
-    assert seg.free_gb < seg.vram_gb - weights - seg.work_gb - seg.reserve_gb - 100
+    # each extra copy's weights are not free: counting them once would overstate the room
+    assert seg.free_gb < seg.vram_gb - weights - seg.work_gb - seg.reserve_gb \
+        - 0.99 * weights * (r.layout.dp - 1)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,199 @@
+"""The vocabulary people type, loaded from ``dialogue/data/lexicon.<lang>.toml`` and compiled
+once into patterns: misspellings and phrases rewritten to the words the readers know, spelled
+numbers, the words a count is typed glued to.
+
+Why data: adding a phrasing should be adding a line to a file a reviewer reads at a glance,
+never one more alternative in a reader's regular expression (the way Rasa compiles its lookup
+tables into patterns). Both languages' files are merged: a message is tidied before its
+language is known, and the entries of one language are not words of the other.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from dialogue.understand.text import fold
+from engine.units import Lang
+
+__all__ = ["LANGS", "Lexicon", "alternatives", "compiled", "key", "loose", "noise_words", "raw"]
+
+LANGS: tuple[Lang, ...] = ("en", "fr")
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+class _Rules(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    joiners: list[str]
+    compound_only: list[str]
+    before_scale: list[str]
+    not_after: list[str]
+    multiplied: list[str]
+
+
+class _Numbers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    units: dict[str, int]
+    scales: dict[str, int]
+    rules: _Rules
+
+
+class _Glued(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str]
+    scales: list[str]
+
+
+class _Asking(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    questions: list[str]
+    about: list[str]
+    suggestions: list[str]
+    why: list[str]
+    math: list[str]
+
+
+class _Negation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    refusing: list[str]
+    filler: list[str]
+
+
+class _Fields(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    count: list[str]
+    load: list[str]
+    context: list[str]
+    target: list[str]
+    speed: list[str]
+    gpu: list[str]
+    deadline: list[str]
+    tokens: list[str]
+    ttft: list[str]
+    latency: list[str]
+    four_bit: list[str]
+    as_said: list[str]
+
+
+class _Noise(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str]
+
+
+class Lexicon(BaseModel):
+    """One language's file, validated at load (a typo in the data fails there, not on a
+    customer's message)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    numbers: _Numbers
+    typos: dict[str, str]
+    phrases: dict[str, str]
+    asking: _Asking
+    glued: _Glued
+    noise: _Noise
+    negation: _Negation
+    fields: _Fields
+
+
+@cache
+def raw(lang: Lang) -> Lexicon:
+    with (DATA / f"lexicon.{lang}.toml").open("rb") as fh:
+        return Lexicon.model_validate(tomllib.load(fh))
+
+
+_LOOSE = {"a": "[aàâä]", "e": "[eéèêë]", "i": "[iîï]", "o": "[oôö]", "u": "[uùûü]",
+          "c": "[cç]", " ": r"[\s\u00a0-]+", "-": r"[-\s]?"}
+
+
+def loose(key: str) -> str:
+    """A folded key as a pattern that matches it typed with accents, any case, any spaces:
+    'reglage fin' matches 'Réglage  fin'."""
+    return "".join(_LOOSE.get(ch, re.escape(ch)) for ch in key)
+
+
+def _alternation(keys: list[str] | set[str]) -> str:
+    return "|".join(loose(k) for k in sorted(keys, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """Both languages' entries merged, and their patterns."""
+
+    rewrites: dict[str, str]  # a typo or phrase (its key) -> its replacement
+    rewrite: re.Pattern[str]
+    units: dict[str, int]
+    scales: dict[str, int]
+    joiners: frozenset[str]
+    articles: frozenset[str]  # 'a' of 'a hundred'
+    multiplied: frozenset[str]
+    spelled: re.Pattern[str]  # a run of number words
+    glued: re.Pattern[str]  # a count glued to the word it counts
+    apart: re.Pattern[str]  # a count and its scale typed apart
+    suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
+    why: re.Pattern[str]  # a folded sentence that asks why the card is so
+    math: frozenset[str]  # a folded message that asks for the math
+
+
+def key(said: str) -> str:
+    """The one form of a lexicon entry and of what matched it: folded, without spaces or
+    hyphens ('Fine-tunning', 'fine tunning' -> 'finetunning')."""
+    return re.sub(r"[\s-]+", "", fold(said))
+
+
+@cache
+def compiled() -> Compiled:
+    books = [raw(lang) for lang in LANGS]
+    said = {k: v for b in books for k, v in (*b.typos.items(), *b.phrases.items())}
+    rewrites = {key(k): v for k, v in said.items()}
+    units = {k: v for b in books for k, v in b.numbers.units.items()}
+    scales = {k: v for b in books for k, v in b.numbers.scales.items()}
+    rules = [b.numbers.rules for b in books]
+    joiners = {w for r in rules for w in r.joiners}
+    only_in_runs = {w for r in rules for w in r.compound_only}
+    before = {w for r in rules for w in r.before_scale}
+    not_after = {w for r in rules for w in r.not_after}
+    word = _alternation(set(units) | set(scales))
+    sep = rf"(?:[\s-]+(?:(?:{_alternation(joiners)})[\s-]+)?)"
+    guard = "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(not_after))
+    start = (rf"(?:{_alternation(set(units) - only_in_runs)}"
+             rf"|{guard}(?:{_alternation(set(scales) - only_in_runs)})"
+             rf"|(?:{_alternation(before)})(?=\s+(?:{_alternation(set(scales))})\b))")
+    spelled = re.compile(rf"(?<![\w-])(?:{start})(?:{sep}(?:{word}))*(?![\w-])", re.I)
+    glued_words = {w for b in books for w in b.glued.words}
+    glued = re.compile(
+        rf"(?<![\w.,])(\d+(?:[.,]\d+)?(?:k|m|b)?)(?=(?:{_alternation(glued_words)})\b)", re.I)
+    apart_scales = {w for b in books for w in b.glued.scales}
+    apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
+                       re.I)
+    rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
+    return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
+                    frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart,
+                    _leads({w for b in books for w in b.asking.suggestions}),
+                    _leads({w for b in books for w in b.asking.why}),
+                    frozenset(w for b in books for w in b.asking.math))
+
+
+def _leads(words: set[str]) -> re.Pattern[str]:
+    """Folded sentences that open with one of ``words``."""
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"^(?:{alternatives})\b")
+
+
+def alternatives(pick: Callable[[Lexicon], list[str]]) -> str:
+    """Both languages' entries of one list as a pattern's alternatives (escaped, longest
+    first: an alternation then takes a whole phrase, never its start)."""
+    words = {w for lang in LANGS for w in pick(raw(lang))}
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+def noise_words() -> list[str]:
+    """Both languages' words that carry no answer, longest first (a pattern's alternation
+    then takes a whole word, never its start)."""
+    words = {w for lang in LANGS for w in raw(lang).noise.words}
+    return sorted(words, key=lambda w: (-len(w), w))

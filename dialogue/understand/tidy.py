@@ -1,0 +1,87 @@
+"""A message made plain once, before any reader sees it: Slack's markup off, the lexicon's
+rewrites on (``dialogue/understand/lexicon.py``).
+
+Why one step at the entry: Slack delivers what a person sees as 'Model: Llama 3.1 8B' as
+``*Model:* Llama 3.1 8B``, a Hugging Face id in backticks, a link as ``<url|label>``, a
+mention as ``<@U123>``, an emoji as ``:pray:``; a phone glues '100users', spells 'fifty',
+misspells 'infrence'. Every reader would otherwise have to know all of it; here it is done
+once, and the readers keep one spelling of each word. Case and accents are kept (the language
+is detected from them, a Hub id is case-sensitive). Slack's entities (``&lt;``) are the face's
+to decode (``bot/slack/escape.py``): the text arrives here as typed, decoded once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogue.understand.lexicon import compiled, key
+from dialogue.understand.text import fold
+
+__all__ = ["spelled_number", "tidy"]
+
+#: ``<@U123>``, ``<@U123|ann>``, ``<!here>``, ``(in) <#C123|sales>``: who and where, never an
+#: answer
+_MENTION = re.compile(r"(?:\b(?:in|on|dans|sur)\s+)?<#[^<>\s]*>|<[@!][^<>\s]*>", re.I)
+#: ``<https://host/path|label>`` -> the label; ``<https://host/path>`` -> the address
+_LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]+)(?:\|([^<>]*))?>")
+#: ``:pray:``, ``:+1:``, ``:flag-fr:``: a name between colons, no space inside
+_EMOJI = re.compile(r"(?<![\w:/]):[a-z0-9][a-z0-9_+\-]*:(?![\w/])", re.I)
+#: a code block's fences (its content is kept), an inline code's backticks
+_FENCE = re.compile(r"```[a-z]*\n?|```", re.I)
+_TICK = re.compile(r"`([^`\n]*)`")
+#: ``*Model:*``, ``_Users:_``: a form's label in emphasis starts a new line (a field)
+_LABEL = re.compile(r"(?:(?<=\s)|^)[*_]+([^*_\n]{1,30}?:)\s*[*_]+(?=\s|$)", re.M)
+#: emphasis markers at a word's edge (``*40*``, ``_fast_``), not inside an id (``gpt_oss``)
+_EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]+(?=\S)|(?<=\S)[*_]+(?=\s|$|[,.;:!?])", re.M)
+#: struck-out text (``~64 users~``) is what the person took back
+_STRUCK = re.compile(r"(?:(?<=\s)|^)~[^~\n]+~(?=\s|$|[,.;:!?])", re.M)
+#: a quote's or a list's mark at a line's start
+_BULLET = re.compile(r"^[ \t]*(?:>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
+
+
+def tidy(text: str) -> str:
+    """``text`` without Slack's markup, its spelled numbers in digits, its counts apart from
+    the words they count, its typos and phrases in the readers' words."""
+    t = text
+    if "<" in t:
+        t = _MENTION.sub(" ", t)
+        t = _LINK.sub(lambda m: m[2] if m[2] else m[1], t)
+    if "`" in t:
+        t = _TICK.sub(r"\1", _FENCE.sub("\n", t))
+    if ":" in t:
+        t = _EMOJI.sub(" ", t)
+    if "*" in t or "_" in t or "~" in t:
+        t = _LABEL.sub(r"\n\1", t)
+        t = _STRUCK.sub(" ", t)
+        t = _EMPHASIS.sub("", t)
+    if ">" in t or "•" in t:
+        t = _BULLET.sub("", t)
+    if "\n" in t:  # several lines are one message, each line a part of it, as a comma makes
+        t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
+    lex = compiled()
+    t = lex.glued.sub(r"\1 ", t)
+    t = lex.apart.sub(r"\1\2", t)
+    t = lex.rewrite.sub(lambda m: lex.rewrites.get(key(m[0]), m[0]), t)
+    t = lex.spelled.sub(lambda m: spelled_number(m[0]), t)
+    return t.strip()
+
+
+def spelled_number(run: str) -> str:
+    """A run of number words as digits: 'two hundred and fifty' -> '250', 'quatre-vingt-dix'
+    -> '90'. A run the lexicon cannot add up is left as typed."""
+    lex = compiled()
+    total, current = 0, 0
+    for w in re.split(r"[\s-]+", fold(run)):
+        if w in lex.joiners or (w in lex.articles and w not in lex.units):
+            continue  # 'and', 'et'; 'a' of 'a hundred' (the scale counts it once)
+        if w in lex.scales:
+            current = max(current, 1) * lex.scales[w]
+            if lex.scales[w] >= 1000:
+                total, current = total + current, 0
+        elif w in lex.multiplied and 0 < current < 10:
+            current *= lex.units[w]
+        elif w in lex.units:
+            current += lex.units[w]
+        else:
+            return run
+    return str(total + current)

@@ -1,0 +1,137 @@
+"""Stated targets size the hardware; assumed ones and the floors of the work never do on
+their own, and an answer below what chat accepts says so in its headline.
+
+The properties run over the catalog's models, loads of 1-256 requests and contexts of 2k to
+128k tokens on the default GPU, as the bot sends them (a per-user speed it assumed)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import recommend
+from engine.catalog import catalog
+from engine.request import SizingRequest
+from engine.result import Recommendation
+
+CAT = catalog()
+MODELS = sorted(m for m, spec in CAT.models.items() if spec.max_context >= 2048)
+FLOOR_SPEED = CAT.work["chat"].min_tokens_per_s
+FLOOR_TTFT = CAT.work["chat"].max_ttft_s
+
+
+def _gpus(r: Recommendation) -> int:
+    """The GPUs the answer quotes to buy: whole nodes (work on a few of one node's GPUs,
+    "fits on 2 of its 8", still buys the node)."""
+    return r.nodes * r.gpus_per_node
+
+
+@st.composite
+def loads(draw: st.DrawFn) -> dict[str, object]:
+    model = draw(st.sampled_from(MODELS))
+    top = min(131072, CAT.models[model].max_context)
+    return {"model": model, "concurrency": draw(st.integers(1, 256)),
+            "context": draw(st.integers(2048, top))}
+
+
+def _assumed(kw: dict[str, object], speed: float) -> Recommendation:
+    return recommend(SizingRequest(**kw, per_user_tokens_per_s=speed,  # type: ignore[arg-type]
+                                   assumed=("per_user_tokens_per_s",)), alternatives=False)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kw=loads())
+def test_an_assumed_speed_lowered_by_15_percent_never_halves_the_gpus_unseen(
+        kw: dict[str, object]) -> None:
+    at_20, at_17 = _assumed(kw, 20.0), _assumed(kw, 17.0)
+    if 2 * _gpus(at_17) <= _gpus(at_20):
+        assert at_20.knee is not None, (kw, _gpus(at_20), _gpus(at_17))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kw=loads())
+def test_no_chat_card_is_unusable_without_saying_so_in_its_headline(
+        kw: dict[str, object]) -> None:
+    r = _assumed(kw, 20.0)
+    n = r.numbers
+    if r.verdict == "frontier" or n.per_user_tokens_per_s is None or n.ttft_s is None:
+        return  # an estimate of GPUs, not a timed deployment
+    slow = n.per_user_tokens_per_s < FLOOR_SPEED * 0.999  # type: ignore[operator]
+    late = n.ttft_s > FLOOR_TTFT * 1.001  # type: ignore[operator]
+    if slow or late:
+        assert r.headline.id == "headline.short", (kw, n.per_user_tokens_per_s, n.ttft_s)
+        missed = {m.id for m in r.headline.params["shortfalls"]}  # type: ignore[union-attr]
+        assert (not slow or "shortfall.per_user_floor" in missed) and (
+            not late or "shortfall.ttft_floor" in missed), missed
+    else:
+        assert r.headline.id != "headline.short"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kw=loads())
+def test_whole_node_replicas_never_each_serve_one_person_on_an_assumed_speed(
+        kw: dict[str, object]) -> None:
+    r = _assumed(kw, 20.0)
+    concurrency = int(kw["concurrency"])  # type: ignore[call-overload]
+    if r.verdict == "replicas" and concurrency > 1:
+        assert (r.replicas or 1) < concurrency, (kw, r.replicas)
+
+
+def test_the_knee_is_said_with_the_answer_that_meets_the_assumed_speed() -> None:
+    """A 405B for 48 users at 16k on one node in 4-bit: the answer is sized on what it
+    serves, the 20 tok/s the bot assumed takes more, and the card says how much more."""
+    r = _assumed({"model": "llama-3.1-405b", "concurrency": 48, "context": 16384}, 20.0)
+    assert r.nodes <= 2
+    assert r.knee is not None and r.knee.preferred_nodes > r.knee.nodes
+    assert r.caveats[0].id == "caveat.knee"
+    assert r.caveats[0].params["preferred_nodes"] == r.knee.preferred_nodes
+
+
+def test_a_stated_speed_is_a_requirement() -> None:
+    """The same speed said by the person sizes the hardware, however much it takes."""
+    kw = {"model": "llama-3.1-405b", "concurrency": 48, "context": 16384}
+    stated = recommend(SizingRequest(**kw, per_user_tokens_per_s=20.0),  # type: ignore[arg-type]
+                       alternatives=False)
+    assumed = _assumed(kw, 20.0)
+    assert stated.knee is None
+    assert (stated.numbers.per_user_tokens_per_s or 0) >= 20 * 0.999
+    assert stated.nodes >= assumed.nodes
+
+
+def test_a_batch_by_a_deadline_meets_it_or_says_how_long_it_takes() -> None:
+    """20M documents of 3k tokens summarised by tomorrow: the answer carries the throughput
+    the day needs and shows the days it takes; on one node it would take weeks."""
+    batch = {"model": "llama-3.1-70b", "documents": 2e7, "deadline_days": 1.0,
+             "prompt_tokens": 3000, "output_tokens": 200}
+    r = recommend(SizingRequest(**batch), alternatives=False)  # type: ignore[arg-type]
+    assert r.work == "batch" and r.numbers.days is not None and r.numbers.days <= 1.0
+    assert r.nodes > 1
+    owned = recommend(SizingRequest(**batch, gpus_per_node=8, nodes_owned=1),  # type: ignore[arg-type]
+                      alternatives=False)
+    assert owned.owned is not None and owned.headline.id.startswith("headline.owned")
+
+
+def test_owned_hardware_is_answered_first() -> None:
+    """'a single RTX 4090' for a 70B: it cannot hold it, said first, then what it takes."""
+    r = recommend(SizingRequest(model="llama-3.1-70b", gpu="rtx-4090", gpus_per_node=1,
+                                nodes_owned=1, concurrency=1), alternatives=False)
+    assert r.owned is not None and r.owned.precision is None and r.owned.served == 0
+    assert r.owned.said.id == "owned.no_fit"
+    assert r.headline.id == "headline.owned" and r.headline.params["owned"] == r.owned.said
+    two = recommend(SizingRequest(model="qwen-2.5-72b", gpu="l40s", nodes_owned=2,
+                                  concurrency=400), alternatives=False)
+    assert two.owned is not None and 0 < two.owned.served < 400
+    assert (two.owned.per_user_tokens_per_s or 0) >= FLOOR_SPEED * 0.999  # type: ignore[operator]
+
+
+def test_node_sizes_keep_their_gpu_count_with_a_tensor_split_the_heads_allow() -> None:
+    """10-GPU nodes run a 64-head 70B at a TP that splits its heads (never TP=10 or 5); 1-
+    and 2-GPU nodes
+    an 8B on the node asked."""
+    r = recommend(SizingRequest(model="llama-3.1-70b", gpus_per_node=10, concurrency=64),
+                  alternatives=False)
+    assert r.gpus_per_node == 10 and 64 % r.layout.tp == 0 and r.layout.tp not in (5, 10)
+    for gpn in (1, 2):
+        small = recommend(SizingRequest(model="llama-3.1-8b", gpus_per_node=gpn,
+                                        concurrency=4), alternatives=False)
+        assert small.gpus_per_node == gpn and small.nodes == 1
