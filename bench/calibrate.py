@@ -749,8 +749,8 @@ def fit_tp_overlap(cat: Any) -> tuple[float, float, float, float]:
     def c14(ov: float) -> tuple[float, float]:
         f = build_facts(SizingRequest(model="llama-3.1-70b", workload="full-finetune"),
                         _with_policy(cat, tp_comm_overlap=ov))
-        inside = f.project(nodes=1, gpus_per_node=8, tp=8, pp=1, dp=1).efficiency
-        return inside, f.project(nodes=2, gpus_per_node=4, tp=8, pp=1, dp=1).efficiency
+        inside = f.search.project(nodes=1, gpus_per_node=8, tp=8, pp=1, dp=1).efficiency
+        return inside, f.search.project(nodes=2, gpus_per_node=4, tp=8, pp=1, dp=1).efficiency
 
     def c17(ov: float) -> float:
         steps = []
@@ -758,7 +758,7 @@ def fit_tp_overlap(cat: Any) -> tuple[float, float, float, float]:
             f = build_facts(SizingRequest(model="llama-3.1-70b", workload="pretrain", gpu=gpu,
                                           interconnect="ib-400"),
                             _with_policy(cat, tp_comm_overlap=ov))
-            steps.append(f.project(nodes=4, tp=8, pp=4, dp=1).step_time_s)
+            steps.append(f.search.project(nodes=4, tp=8, pp=4, dp=1).step_time_s)
         return steps[0] / steps[1]
 
     def solve(fn: Any, target: float, rising: bool) -> float:

@@ -1,7 +1,7 @@
 """Reading an answer at a question, purely: what the text sets, with its source, or why not.
 
 Split from ``dialogue/turn.py`` (which routes a text: a command, a click, an answer) because
-this is where meaning is decided (issue #10, item 2): a text corrected ("64, sorry 128")
+this is where meaning is decided, beyond any one pattern: a text corrected ("64, sorry 128")
 is read from its last correction; a value that fits another question ("32k" at the load
 question) is proposed there; several answers typed at once are noted; a proposal's option
 picked (by click or typed) is *confirmed*; an answer inferred rather than said is *assumed*
@@ -139,8 +139,9 @@ def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = froz
                 ) -> None:
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
-    with a one-click change (issue #10, item 4); never over a speed it asks about ('20
-    tok/s': per user or in total?) nor over one it just refused (``refused``: '0.5 tok/s')."""
+    with a one-click change (a card at once, never one sized on a hidden guess); never
+    over a speed it asks about ('20 tok/s': per user or in total?) nor over one it just
+    refused (``refused``: '0.5 tok/s')."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
         return

@@ -312,4 +312,5 @@ def int4_tradeoff(plan: Plan) -> Message:
         sides = [_as_seen(s, r, "ttft_s" in plan.answers) for s, r in zip(sides, (four, kept),
                                                                            strict=True)]
     return msg("dialogue.notice.int4_tradeoff", int4=sides[0], fp8=sides[1],
-               kept=msg(f"precision.{kept.precision}"))
+               kept=msg(f"precision.{kept.precision}"),
+               format=msg(f"precision.{four.precision}"))

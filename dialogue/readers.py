@@ -2,7 +2,7 @@
 need to know of the answers so far (the model's context window, its name).
 
 Why a room of their own: a reader is where a question's *meaning* is decided beyond one
-pattern (issue #10, item 2): the load question takes a count, a headcount, a request rate or a
+pattern: the load question takes a count, a headcount, a request rate or a
 batch job; the context question prompt and answer lengths; the speed question a per-user
 speed or a total, and asks which when a bare number could be either; "32k" where a context
 is more likely than the question's own unit gets "did you mean a context of 32k?"; a yes or

@@ -224,7 +224,9 @@ SLOTS: dict[str, Slot] = {
              serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)},
              choices.menu(choices.int4s_menu),
              ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
-                 f"precision.{a.get('precision') or 'fp8'}")}),
+                 f"precision.{a.get('precision') or 'fp8'}"), "format": msg(
+                 "precision.nvfp4" if catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)]
+                 .fp4_tflops else "precision.int4")}),
         # asked only when the format named cannot run on the GPU (FP8, or a model's native
         # 4-bit checkpoint, is sized unless one is named): read from what people type ('in
         # BF16', 'an FP8 KV cache'), and changed like the GPU (a new weight format keeps the

@@ -294,7 +294,7 @@ def cmd_scaling(args: argparse.Namespace) -> dict[str, Any]:
                         cat)
     m, notes = facts.model, list(facts.assumptions)
     gpu, link = facts.gpu, facts.link
-    plan = facts.project(nodes=args.nodes, tp=args.tp, pp=args.pp, dp=args.dp,
+    plan = facts.search.project(nodes=args.nodes, tp=args.tp, pp=args.pp, dp=args.dp,
                          strategy=args.strategy)
     return {
         "model": m.id, "gpu": gpu.id, "interconnect": link.id, "nodes": args.nodes,

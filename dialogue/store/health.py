@@ -3,7 +3,7 @@
 Why: ``StoreUnavailable`` tells a person "nothing was lost, try again". That is only true if the
 Redis that comes back still has their conversation: with append-only persistence (AOF) a Redis
 killed with ``kill -9`` restarts with every acknowledged write; with snapshots only it loses the
-writes since the last snapshot; with neither it loses everything (issue 13, item 11). So the
+writes since the last snapshot; with neither it loses everything. So the
 server checks at start-up and on every health tick (``bot/ops/health.py``), reports what it
 found in its readiness body and a metric, and warns once; the face can read
 :attr:`Persistence.durable` before promising anything.

@@ -1,6 +1,7 @@
 """The durable turn queue: a delivery Slack was told "got it" is kept until a worker applied it.
 
-Why (issue 13, items 2 and 5; ``docs/architecture.md``, "How one turn flows", step 2): the
+Why (``docs/architecture.md``, "How one turn flows", step 2: an acked delivery is never
+lost, and any worker may finish it): the
 listener records each delivery here and only then acks Slack; any worker's consumer takes it;
 a worker that dies mid-turn leaves it pending, and another worker reclaims it. Only Redis's
 own primitives are used: a Stream with a consumer group (``XADD``, ``XREADGROUP``, ``XACK``,

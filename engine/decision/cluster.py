@@ -82,7 +82,7 @@ def fewest_copies(facts: Facts, prec: Precision, nodes: int, start: int
     conc = facts.concurrency
 
     def ok(n: int) -> InferencePlan | None:
-        plan, _ = facts.inference(prec, nodes, concurrency=math.ceil(conc / n))
+        plan, _ = facts.search.inference(prec, nodes, concurrency=math.ceil(conc / n))
         return plan if within(facts, plan) else None
 
     lo = hi = max(2, start)
@@ -122,7 +122,7 @@ def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
         if best is not None and best[0] * best[2] <= nodes:
             break  # a bigger cluster needs at least ``nodes`` nodes: it cannot need fewer
         for prec in precisions(facts):
-            plan, _ = facts.inference(prec, nodes)
+            plan, _ = facts.search.inference(prec, nodes)
             if plan is None:
                 continue
             copies = 1
@@ -150,7 +150,7 @@ def smallest_cluster(facts: Facts) -> tuple[int, InferencePlan, int] | None:
 
 def replicated(facts: Facts, node_plan: TrainingPlan, nodes: int) -> TrainingPlan:
     """``nodes`` copies of a one-node training layout, data parallel across the link."""
-    return facts.project(nodes=nodes, tp=node_plan.tp, pp=node_plan.pp,
+    return facts.search.project(nodes=nodes, tp=node_plan.tp, pp=node_plan.pp,
                          dp=node_plan.dp * nodes, strategy=node_plan.strategy)
 
 
@@ -163,7 +163,7 @@ def tp_across(facts: Facts, plan: TrainingPlan, fabric: Fabric | None = None, *,
     are quoted with it, as the answer's own is."""
     n = min(plan.gpus, 2 * plan.gpus_per_node)
     dp = max(1, plan.gpus // n)
-    across = facts.project(nodes=n * dp // plan.gpus_per_node, tp=n, pp=1, dp=dp,
+    across = facts.search.project(nodes=n * dp // plan.gpus_per_node, tp=n, pp=1, dp=dp,
                            gpus_per_node=plan.gpus_per_node, fabric=fabric)
     pol = facts.policy
     efficiency = across.efficiency * kept
@@ -236,18 +236,18 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
 
 def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     pol, q = facts.policy, question(facts)
-    if facts.training(1)[0] is not None:  # the state fits one node: time, not size, is short
+    if facts.search.training(1)[0] is not None:  # the state fits one node: time, not size, is short
         because = msg("evidence.train_compute_bound", nodes=pol.max_cluster_nodes)
         return StepOutcome(StepAnswer.of(step=4, question=q, answer="no", because=because))
     first_fit: int | None = None
     tokens, deadline = facts.train_tokens, facts.deadline_days
     for nodes in range(2, pol.max_cluster_nodes + 1):
-        if facts.ideal_days(nodes * facts.gpn) > deadline:
+        if facts.search.ideal_days(nodes * facts.gpn) > deadline:
             # even at perfect efficiency it is late: only whether it fits matters
-            if first_fit is None and facts.training_fits(nodes):
+            if first_fit is None and facts.search.training_fits(nodes):
                 first_fit = nodes
             continue
-        plan, _ = facts.training(nodes)
+        plan, _ = facts.search.training(nodes)
         if plan is None:
             continue
         first_fit = first_fit or nodes

@@ -1,4 +1,4 @@
-"""The series the charts draw (issue #12), built from the engine's own serving and training
+"""The series the charts draw, built from the engine's own serving and training
 functions, never recomputed beside them.
 
 Why a module of the decision: a chart must show the numbers the answer was decided on. So the
@@ -263,7 +263,7 @@ def _training_runner(facts: Facts, alt: Alternative) -> MemoryPicture | None:
     if lay is None or (lay.tp * lay.pp * lay.dp) % alt.nodes:
         return None
     gpn = lay.tp * lay.pp * lay.dp // alt.nodes
-    _, plans = facts.training(alt.nodes, gpus_per_node=gpn)
+    _, plans = facts.search.training(alt.nodes, gpus_per_node=gpn)
     eff = alt.numbers.scaling_efficiency
     for p in plans:
         if (p.tp, p.pp, p.dp) == (lay.tp, lay.pp, lay.dp) and p.fits \
@@ -334,7 +334,7 @@ def _training(facts: Facts, d: Deployment, rec: Recommendation) -> TrainingCurve
         points = [p for p in (_frontier_point(facts, n) for n in counts) if p is not None]
     else:
         top = max(facts.policy.max_cluster_nodes, rec.nodes)
-        one, _ = facts.training(1)
+        one, _ = facts.search.training(1)
         scaling = "copies" if d.verdict == "replicas" and one is not None else "best"
         for n in range(1, top + 1):
             plan: TrainingPlan | None
@@ -342,7 +342,7 @@ def _training(facts: Facts, d: Deployment, rec: Recommendation) -> TrainingCurve
                 assert one is not None
                 plan = one if n == 1 else replicated(facts, one, n)
             else:
-                plan = facts.training(n)[0]
+                plan = facts.search.training(n)[0]
             if plan is not None and plan.fits:
                 points.append(TrainingPoint(n, plan.days(tokens), plan.efficiency))
     eff = rec.numbers.scaling_efficiency

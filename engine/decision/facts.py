@@ -22,9 +22,10 @@ before the bundle is made.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from engine.catalog.calibration import calibration
-from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec, WorkProfile
+from engine.catalog.schema import Catalog, GPUSpec, LinkSpec, ModelSpec, Policy, WorkProfile
 from engine.decision.load import Settled, settle
 from engine.decision.models import ResolvedModel, resolve_model, sized_precision
 from engine.decision.searches import InferenceSearch, Searches, TrainingSearch
@@ -33,16 +34,18 @@ from engine.memo import Memo
 from engine.physics.comm import Fabric, InNode
 from engine.physics.inference import Bounds, InferencePlan, Shape
 from engine.physics.kernels import Kernels, kernels
+from engine.physics.memory import TrainingState, TrainingWorkload, training_state
 from engine.physics.params import ParamCount
-from engine.physics.training import Run
+from engine.physics.training import mfu as step_mfu
 from engine.request import SizingRequest
 from engine.result import Precision
+from engine.units import GB
 from engine.wording import Message, msg
 
 __all__ = ["Facts", "InferenceSearch", "TrainingSearch", "build_facts"]
 
 @dataclass(frozen=True, eq=False)
-class Facts(Searches):
+class Facts:
     """Everything the decision reads about one request. Frozen; searches are memoized.
 
     The search dicts are caches of pure functions of the frozen fields, never state the
@@ -77,11 +80,77 @@ class Facts(Searches):
     _model: ResolvedModel | None = field(default=None, repr=False)
     #: the bounds the load asks (before :func:`_reachable`) and what settling it assumed
     _settled: tuple[Bounds, tuple[Message, ...]] | None = field(default=None, repr=False)
-    _served: dict[tuple[object, ...], InferenceSearch] = field(default_factory=dict, repr=False)
-    _trained: dict[tuple[int, int], TrainingSearch] = field(default_factory=dict, repr=False)
-    _runs: dict[tuple[object, ...], Run] = field(default_factory=dict, repr=False)
-    #: the request's fabric with other NIC counts (a frontier cluster's), one object each
-    _fabrics: dict[int, Fabric] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def search(self) -> Searches:
+        """The plan searches of these facts (engine/decision/searches.py), kept with them."""
+        return Searches(self)
+
+    # -- what the facts derive: read many times by every question, worked out once --------
+
+    @cached_property
+    def policy(self) -> Policy:
+        return self.catalog.policy
+
+    @cached_property
+    def gpn(self) -> int:
+        """GPUs per node."""
+        return self.request.gpus_per_node
+
+    @cached_property
+    def gpu_bytes(self) -> float:
+        return self.gpu.memory_bytes
+
+    @cached_property
+    def node_bytes(self) -> float:
+        return self.gpu_bytes * self.gpn
+
+    @cached_property
+    def reserve_bytes(self) -> float:
+        """The runtime reserve of one GPU."""
+        return self.policy.runtime_reserve_gb_per_gpu * GB
+
+    @cached_property
+    def concurrency(self) -> int:
+        return self.request.concurrency
+
+    @property
+    def training_workload(self) -> TrainingWorkload:
+        w = self.request.workload
+        if w == "inference":
+            raise TypeError("an inference request has no training workload")
+        return w
+
+    @cached_property
+    def state(self) -> TrainingState:
+        """Weights, gradients and optimizer of the training workload, before sharding."""
+        return training_state(self.model, self.params, self.training_workload, self.policy)
+
+    @cached_property
+    def train_tokens(self) -> float:
+        """The token budget: the person's, or the policy's default for the workload."""
+        if self.request.train_tokens:
+            return self.request.train_tokens
+        if self.request.workload == "pretrain":
+            return self.policy.pretrain_tokens_per_param * self.params.total
+        return self.policy.default_finetune_tokens
+
+    @property
+    def deadline_days(self) -> float:
+        return self.request.deadline_days or self.policy.default_deadline_days
+
+    @cached_property
+    def mfu(self) -> float:
+        """Model FLOPs utilisation of a training step on this GPU, outside communication."""
+        return step_mfu(self.kernels, self.model, self.policy)
+
+
+    @property
+    def needs_speed(self) -> bool:
+        """Whether the answer turns on speed (a throughput target or per-user bounds), not
+        on memory alone."""
+        return bool(self.target) or self.bounds.any
+
 
     @property
     def floors(self) -> Bounds:
@@ -97,8 +166,7 @@ class Facts(Searches):
         if bounds is None or bounds == self.bounds:
             return None
         out = replace(self, bounds=bounds, _settled=(bounds, self._settled[1] if self._settled
-                                                     else ()),
-                      _served={}, _trained={}, _runs={}, _fabrics={})
+                                                     else ()))
         if not checked:
             return out
         found = _alone(out)
@@ -113,7 +181,7 @@ class Facts(Searches):
         if kept == self.bounds:
             return None
         if kept != bounds:  # other GPUs weigh the whole of ``bounds`` again (``other``)
-            out = replace(out, bounds=kept, _served={})
+            out = replace(out, bounds=kept)
         return out
 
     def as_asked(self, asked: Facts) -> Facts:
@@ -122,8 +190,7 @@ class Facts(Searches):
         question the person put, not the preference this answer could afford."""
         if self.bounds == asked.bounds and self._settled == asked._settled:
             return self
-        return replace(self, bounds=asked.bounds, _settled=asked._settled,
-                       _served={}, _trained={}, _runs={}, _fabrics={})
+        return replace(self, bounds=asked.bounds, _settled=asked._settled)
 
     @property
     def asked_bounds(self) -> Bounds:
@@ -244,7 +311,7 @@ def _alone(facts: Facts) -> tuple[int, InferencePlan] | None:
     for nodes in range(1, facts.policy.max_cluster_nodes + 1):
         best: InferencePlan | None = None
         for prec in formats:
-            plan, _ = facts.inference(prec, nodes, concurrency=1)
+            plan, _ = facts.search.inference(prec, nodes, concurrency=1)
             if plan is not None and plan.serving is not None:
                 if facts.bounds.met(plan.serving):
                     return nodes, plan
@@ -275,7 +342,7 @@ def _reachable(facts: Facts) -> Facts:
         ttft_s=b.ttft_s if b.ttft_s is not None and best.ttft_s <= b.ttft_s else None)
     said = msg("assumption.bounds_unreachable", hardware=hardware(facts, nodes),
                per_user=best.per_user_tokens_per_s, ttft=best.ttft_s)
-    return replace(facts, bounds=kept, assumptions=(*facts.assumptions, said), _served={})
+    return replace(facts, bounds=kept, assumptions=(*facts.assumptions, said))
 
 
 #: The measured collectives of each link and calibration part (engine/memo.py).

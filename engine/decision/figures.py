@@ -113,7 +113,7 @@ def min_gpus(facts: Facts) -> int | None:
     fit even there)."""
     for c in _counts(facts):
         if c == facts.gpn:
-            return c if facts.training(1)[0] is not None else None
+            return c if facts.search.training(1)[0] is not None else None
         if comfortable_training(facts, c) is not None:
             return c
     return None
@@ -122,7 +122,7 @@ def min_gpus(facts: Facts) -> int | None:
 def comfortable_training(facts: Facts, gpus: int) -> TrainingPlan | None:
     """The most efficient layout on ``gpus`` GPUs of one node that fits with the weights
     inside the comfortable share and finishes before the deadline, or None."""
-    _, plans = facts.training(1, gpus_per_node=gpus)
+    _, plans = facts.search.training(1, gpus_per_node=gpus)
     ok = [p for p in plans if p.fits
           and p.weights_share <= facts.policy.comfortable_weights_share + 1e-12
           and p.days(facts.train_tokens) <= facts.deadline_days]
@@ -136,7 +136,7 @@ def fewest_serving_gpus(facts: Facts, precision: Precision) -> InferencePlan | N
     user at the policy's comfortable speed; the whole node's best plan when nothing smaller
     does."""
     pol = facts.policy
-    fitting = [p for p in facts.layouts(precision, 1) if p.fits]
+    fitting = [p for p in facts.search.layouts(precision, 1) if p.fits]
     per_user = facts.bounds.tokens_per_s
     floor = per_user if per_user is not None else pol.comfortable_tokens_per_s
 
@@ -144,12 +144,12 @@ def fewest_serving_gpus(facts: Facts, precision: Precision) -> InferencePlan | N
         if not p.fits or p.weights_share > pol.comfortable_weights_share + 1e-12:
             return False
         if p.serving is None:  # the ceiling first: most small layouts are too slow
-            cap = facts.ceiling(p)
+            cap = facts.search.ceiling(p)
             if cap.per_user_tokens_per_s < floor or (
                     facts.target and cap.tokens_per_s * p.busy < facts.target):
                 return False
-            facts.timed(p)
-        return (facts.meets(p)
+            facts.search.timed(p)
+        return (facts.search.meets(p)
                 and (per_user is not None
                      or p.per_user_tokens_per_s >= pol.comfortable_tokens_per_s))
 
@@ -162,10 +162,10 @@ def fewest_serving_gpus(facts: Facts, precision: Precision) -> InferencePlan | N
         room = c * facts.gpu_bytes
         if weights > pol.comfortable_weights_share * room or weights + kv > room:
             continue  # cannot hold the weights comfortably, or the load at all: no search
-        ok = [p for p in facts.on_fewer(precision, c) if good(p)]
+        ok = [p for p in facts.search.on_fewer(precision, c) if good(p)]
         if ok:
             return max(ok, key=lambda p: (p.tokens_per_s, -p.pp))
-    return facts.inference(precision, 1)[0]
+    return facts.search.inference(precision, 1)[0]
 
 
 def training_numbers(

@@ -80,7 +80,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
 def frontier_fabric(facts: Facts) -> Fabric:
     """The request's links with ``frontier_nics_per_gpu`` NICs per GPU (a frontier cluster),
     the same object for the same facts (its run is kept: :meth:`Facts.run`)."""
-    return facts.with_nics(max(1, round(facts.policy.frontier_nics_per_gpu * facts.gpn)))
+    return facts.search.with_nics(max(1, round(facts.policy.frontier_nics_per_gpu * facts.gpn)))
 
 
 #: Pipeline depths a frontier run is laid out with (TP fills each node; data parallelism takes
@@ -96,7 +96,7 @@ def at_scale(facts: Facts, gpus: int) -> TrainingPlan | None:
     parallelism over the rest (ZeRO-2, or FSDP when ZeRO-2 does not fit)."""
     gpn = facts.gpn
     nodes = max(1, math.ceil(gpus / gpn))
-    run = facts.run(fabric=frontier_fabric(facts))
+    run = facts.search.run(fabric=frontier_fabric(facts))
     best: TrainingPlan | None = None
     for tp in sorted({t for t in (1, gpn) if valid_tp(facts.model, t)}):
         for pp in _PIPELINES:

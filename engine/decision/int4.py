@@ -69,10 +69,10 @@ def answer(request: SizingRequest, facts: Facts) -> StepOutcome:
                                       because=msg("evidence.int4_refused")))
     fmt = four_bit(facts)
     if facts.needs_speed:
-        plan, plans = facts.inference(fmt, 1)
-        meets = facts.meets(plan)
+        plan, plans = facts.search.inference(fmt, 1)
+        meets = facts.search.meets(plan)
     else:  # memory decides: no kernel is timed until the deployment is sized
-        plans = facts.layouts(fmt, 1)
+        plans = facts.search.layouts(fmt, 1)
         plan = next((p for p in plans if p.fits), None)
         meets = plan is not None
     if plan is None:

@@ -30,11 +30,11 @@ def _serving(facts: Facts, nodes: int, conc: int) -> tuple[InferencePlan, int] |
     per copy when a node holds the model, else one cluster over every owned node."""
     for prec in precisions(facts):
         share = math.ceil(conc / nodes)
-        plan, _ = facts.inference(prec, 1, concurrency=share)
+        plan, _ = facts.search.inference(prec, 1, concurrency=share)
         if plan is not None and plan.serving is not None:
             return plan, nodes
         if nodes > 1:
-            plan, _ = facts.inference(prec, nodes, concurrency=conc)
+            plan, _ = facts.search.inference(prec, nodes, concurrency=conc)
             if plan is not None and plan.serving is not None:
                 return plan, 1
     return None

@@ -44,7 +44,7 @@ def split_replicas(facts: Facts) -> tuple[int, InferencePlan] | None:
     for prec in precisions(facts):
         if best is not None:
             break  # the sized precision found copies: 4-bit weights are not needed
-        _, plans = facts.inference(prec, 1)
+        _, plans = facts.search.inference(prec, 1)
         cap = max((p.max_concurrency for p in plans if p.weights_ok), default=0)
         if cap <= 0:
             continue
@@ -84,7 +84,7 @@ def _replica_notes(facts: Facts, n: int, per_copy: int) -> tuple[Message, ...]:
 
 def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     precs = precisions(facts)
-    fit_plan = next((p for p in (facts.inference(prec, 1)[0] for prec in precs)
+    fit_plan = next((p for p in (facts.search.inference(prec, 1)[0] for prec in precs)
                      if p is not None), None)
     if fit_plan is not None and facts.target and within(facts, fit_plan):
         n = max(2, math.ceil(facts.target / fit_plan.tokens_per_s))
@@ -139,7 +139,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
 
 
 def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
-    one, _ = facts.training(1)
+    one, _ = facts.search.training(1)
     if one is None:
         return StepOutcome(StepAnswer.of(step=3, question=_QUESTION, answer="no",
                                       because=msg("evidence.train_size_limit")))

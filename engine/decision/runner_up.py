@@ -24,14 +24,14 @@ def _serving(facts: Facts, chosen: InferencePlan) -> list[Alternative]:
     """The next-best layout of the same search; for an answer sized on fewer GPUs than the
     node, the whole node's best layout instead (what the rest of the node would add)."""
     if chosen.gpus_per_node < facts.gpn and chosen.nodes == 1:
-        node, _ = facts.inference(chosen.precision, 1, chosen.concurrency)
+        node, _ = facts.search.inference(chosen.precision, 1, chosen.concurrency)
         others = [node] if node is not None else []
     else:
-        _, plans = facts.inference(chosen.precision, chosen.nodes, chosen.concurrency,
+        _, plans = facts.search.inference(chosen.precision, chosen.nodes, chosen.concurrency,
                                    gpus_per_node=chosen.gpus_per_node)
         # the same rules as the search (engine/physics/search.py): the layouts it left
         # untimed are timed only if they could come second
-        second = facts.next_best(chosen, plans)
+        second = facts.search.next_best(chosen, plans)
         others = [second] if second is not None else []
     if not others:
         return []
@@ -50,7 +50,7 @@ def _serving(facts: Facts, chosen: InferencePlan) -> list[Alternative]:
 
 
 def _training(facts: Facts, chosen: TrainingPlan) -> list[Alternative]:
-    _, plans = facts.training(chosen.nodes)
+    _, plans = facts.search.training(chosen.nodes)
     others = sorted((p for p in plans if p.fits and
                      (p.tp, p.pp, p.dp, p.strategy) !=
                      (chosen.tp, chosen.pp, chosen.dp, chosen.strategy)),

@@ -48,10 +48,10 @@ def question(request: SizingRequest, facts: Facts) -> Message:
 def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
     prec = facts.precision
     if facts.needs_speed:
-        plan, plans = facts.inference(prec, 1)
-        meets = facts.meets(plan)
+        plan, plans = facts.search.inference(prec, 1)
+        meets = facts.search.meets(plan)
     else:  # memory decides: no kernel is timed until the deployment is sized
-        plans = facts.layouts(prec, 1)
+        plans = facts.search.layouts(prec, 1)
         plan = next((p for p in plans if p.fits), None)
         meets = plan is not None
     if plan is None:
@@ -75,12 +75,12 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
 
 def _training(request: SizingRequest, facts: Facts) -> StepOutcome:
     state, gpn = facts.state, facts.gpn
-    node_plan, _ = facts.training(1)
+    node_plan, _ = facts.search.training(1)
     q = question(request, facts)
     if node_plan is None:
         # What the state and activations need even fully sharded over the node (FSDP).
         if gpn > 1:
-            ref = facts.project(nodes=1, tp=1, pp=1, dp=gpn, strategy="zero3")
+            ref = facts.search.project(nodes=1, tp=1, pp=1, dp=gpn, strategy="zero3")
             acts = ref.activations_per_gpu * gpn
             need = training_picture(ref, gpn).per_copy
         else:

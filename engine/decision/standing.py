@@ -92,6 +92,12 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
         pf, prec = trap.decided(hoped)
         if prec.nodes == 1 and prec.step == 1 and _meets(prec, hoped.bounds):
             return pf, prec  # nothing smaller than one node at the first step
+    if hoped is None:  # nothing assumed: the floors, taken whole, first
+        whole = facts.sized_for(facts.load.floored, checked=False)
+        if whole is not None:
+            ff, frec = trap.decided(whole)
+            if frec.nodes == 1 and frec.step == 1 and _meets(frec, whole.bounds):
+                return ff, frec
     preferring = facts.sized_for(facts.load.preferred)
     if preferring is not None and preferring.bounds != (hoped.bounds if hoped else None):
         pf, prec = trap.decided(preferring)

@@ -27,8 +27,8 @@ def _efficiencies(facts: Facts, big: int) -> tuple[float, float]:
     inside one node and split across nodes of the request's size."""
     state = training_state(facts.model, facts.params, "full-finetune", facts.policy)
     nodes = math.ceil(big / facts.gpn)
-    inside = facts.project(nodes=1, gpus_per_node=big, tp=big, pp=1, dp=1, state=state)
-    split = facts.project(nodes=nodes, tp=nodes * facts.gpn, pp=1, dp=1, state=state)
+    inside = facts.search.project(nodes=1, gpus_per_node=big, tp=big, pp=1, dp=1, state=state)
+    split = facts.search.project(nodes=nodes, tp=nodes * facts.gpn, pp=1, dp=1, state=state)
     return inside.efficiency, split.efficiency
 
 

@@ -175,7 +175,7 @@ def test_a_training_runner_up_is_drawn_from_its_own_plan() -> None:
     facts = build_facts(FINETUNE, catalog())
     lay = runner.layout
     assert lay is not None
-    plan = next(p for p in facts.training(runner.nodes)[1]
+    plan = next(p for p in facts.search.training(runner.nodes)[1]
                 if (p.tp, p.pp, p.dp) == (lay.tp, lay.pp, lay.dp)
                 and round(p.efficiency, 3) == runner.numbers.scaling_efficiency)
     assert math.isclose(bar.weights_gb, plan.weights_per_gpu / GB, rel_tol=1e-4)
@@ -204,7 +204,7 @@ def test_the_training_curve_is_days_per_node_count_with_the_deadline(req: Sizing
         assert t.scaling == "frontier" and max(xs) >= 2 * rec.nodes * 0.99
     else:  # the best layout on each number of nodes, as questions 1 and 4 search it
         for p in t.points:
-            best = facts.training(p.nodes)[0]
+            best = facts.search.training(p.nodes)[0]
             assert best is not None and p.days == best.days(facts.train_tokens)
             assert p.efficiency == best.efficiency
     if rec.verdict == "multi_node":

@@ -160,7 +160,7 @@ def test_c13_405b_at_production_latency_needs_two_nodes() -> None:
     assert r.layout.tp * r.layout.pp >= 16 and r.layout.pp >= 2
     facts = build_facts(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768),
                         catalog())
-    weighed = {(p.tp, p.pp) for p in facts.inference(r.precision, r.nodes)[1] if p.fits}
+    weighed = {(p.tp, p.pp) for p in facts.search.inference(r.precision, r.nodes)[1] if p.fits}
     assert {(8, 2), (4, 4)} <= weighed
 
 
@@ -171,12 +171,12 @@ def _facts(gpu: str, inter: str, workload: str = "full-finetune") -> Facts:
 
 def test_c14_tp8_inside_one_node_vs_two_4_gpu_nodes() -> None:
     f = _facts(PRO, "ib-200")
-    inside = f.project(nodes=1, gpus_per_node=8, tp=8, pp=1, dp=1)
-    split = f.project(nodes=2, gpus_per_node=4, tp=8, pp=1, dp=1)
+    inside = f.search.project(nodes=1, gpus_per_node=8, tp=8, pp=1, dp=1)
+    split = f.search.project(nodes=2, gpus_per_node=4, tp=8, pp=1, dp=1)
     assert inside.efficiency == pytest.approx(0.73, abs=0.05)
     assert split.efficiency == pytest.approx(0.65, abs=0.05)
     # Data parallelism across the same link scales far better than TP across it.
-    dp = f.project(nodes=2, gpus_per_node=8, tp=8, pp=1, dp=2)
+    dp = f.search.project(nodes=2, gpus_per_node=8, tp=8, pp=1, dp=2)
     assert dp.efficiency > split.efficiency + 0.05
     # the in-node all-reduce is the measured PCIe 5 curve, not the ring formula
     assert f.fabric.in_node is not None and f.fabric.in_node.measured
@@ -237,7 +237,7 @@ def test_c17_pcie_against_sxm_wall_clock() -> None:
     steps = []
     for gpu in ("h100-pcie", "h100-sxm"):
         f = _facts(gpu, "ib-400", "pretrain")
-        steps.append(f.project(nodes=4, tp=8, pp=4, dp=1).step_time_s)
+        steps.append(f.search.project(nodes=4, tp=8, pp=4, dp=1).step_time_s)
     assert 2.0 <= steps[0] / steps[1] <= 3.0
 
 

@@ -90,7 +90,7 @@ def test_a_slower_link_never_raises_efficiency(model: str, tp: int, nodes: int) 
     for link in by_speed:
         facts = build_facts(SizingRequest(model=model, workload="full-finetune",
                                           interconnect=link), CAT)
-        plan = facts.project(nodes=nodes, gpus_per_node=8, tp=tp, pp=1, dp=8 * nodes // tp)
+        plan = facts.search.project(nodes=nodes, gpus_per_node=8, tp=tp, pp=1, dp=8 * nodes // tp)
         effs.append(plan.efficiency)
     assert all(a >= b - 1e-12 for a, b in itertools.pairwise(effs))
 
