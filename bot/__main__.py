@@ -6,7 +6,9 @@
 * ``SLACK_BOT_TOKEN`` + ``SLACK_SIGNING_SECRET``: HTTP on ``PORT`` at ``/slack/events``
   (gunicorn workers, ``bot.ops.serve``);
 * ``python -m bot audit ...``: export, purge and retention of the audit trail's personal data
-  (``bot/audit.py``), whatever the tokens.
+  (``bot/audit.py``), whatever the tokens;
+* ``python -m bot brief "<opening>" -o FILE``: a sizing brief (PDF or Markdown) from one
+  sentence, without Slack (``bot/brief/command.py``).
 
 Before serving Slack (either mode) the audit trail's retention is applied once
 (``bot.audit.apply_at_start``). A missing or malformed setting stops start-up with a message
@@ -25,6 +27,10 @@ def main() -> int:
         from bot import audit
 
         return audit.main(sys.argv[2:])
+    if sys.argv[1:2] == ["brief"]:
+        from bot.brief.command import main as brief
+
+        return brief(sys.argv[2:])
     try:
         settings = load_settings()
     except SettingsError as exc:

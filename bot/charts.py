@@ -11,7 +11,9 @@ pure function of the request, so every copy is the same.
 The request comes back from the reply (``Reply.request``, the answers as the engine names
 them, ``dialogue/flow.py`` ``engine_request``), and the engine checks that it leads to the
 very recommendation the reply shows (:class:`engine.decision.curves.NotReproduced`
-otherwise): a chart never shows other numbers than the card's. Any failure is raised as
+otherwise): a chart never shows other numbers than the card's. A bound the dialogue assumed
+travels in the request as assumed (``SizingRequest.assumed``), and the chart says so. Any
+failure is raised as
 :class:`ChartsFailed`, for the face to tell the person and lose nothing else.
 """
 

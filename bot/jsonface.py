@@ -18,7 +18,8 @@ understood without scraping prose. Each object has exactly these keys:
 * ``text``: the reply rendered in that language (notices, the steps decided, the error, then
   the question or the headline), lines joined by newlines;
 * ``choices``: ``[{"value", "label"}]``, the buttons (``value`` is what to type for each);
-* ``recommendation``: the engine's JSON (``python -m engine recommend --json``), or null.
+* ``recommendation``: the engine's JSON (``python -m engine recommend --json``: each message
+  with its ``text`` in the conversation's language), or null.
 
 The first line is the opening (unless the arguments give it); a number picks a choice and
 an empty line takes the default, as in the console (``bot/console.py``, whose input reading
@@ -33,11 +34,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from bot import console
-from bot.wording import say
+from bot.wording import catalog, say
 from dialogue import Dialogue, DialogueError, Reply
 from dialogue.slots import expects_number
 from engine.units import Lang
-from engine.wording import Message, msg
+from engine.wording import Message, msg, with_text
 
 KEY = "jsonface"
 
@@ -58,7 +59,8 @@ def view(reply: Reply) -> dict[str, Any]:
         "language": lang,
         "text": "\n".join(say(m, lang) for m in parts),
         "choices": [{"value": c.value, "label": say(c.label, lang)} for c in reply.choices],
-        "recommendation": (reply.recommendation.model_dump(mode="json")
+        "recommendation": (with_text(reply.recommendation.model_dump(mode="json"), lang,
+                                     catalog())
                            if reply.recommendation is not None and reply.state == "done"
                            else None),
     }

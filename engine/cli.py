@@ -24,12 +24,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine import units
-from engine.catalog import ModelSpec, catalog
+from engine.catalog import catalog
 from engine.cli_charts import ChartsNotWritten, write_charts
-from engine.decision import recommend, terms
+from engine.cli_checks import UsageError, check_flags, epilog, gpu_id, link_id
+from engine.cli_output import render_result
+from engine.decision import recommend
 from engine.decision.facts import build_facts
 from engine.decision.models import resolve_model
-from engine.errors import EngineError
+from engine.errors import EngineError, UnknownModel
 from engine.physics.memory import (
     activations_per_gpu,
     kv_bytes_per_token,
@@ -39,18 +41,13 @@ from engine.physics.memory import (
 )
 from engine.physics.params import count_params
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
-from engine.result import Recommendation, verdict_name
 from engine.units import GB, Kind, Lang
-from engine.wording import Message, msg, render
+from engine.wording import msg, render, with_text
 
 __all__ = ["main"]
 
 WORKLOADS = ["inference", *TRAINING]
 PRECISIONS = ["bf16", "fp16", "fp8", "int4", "nvfp4"]
-
-
-class UsageError(Exception):
-    """Input the engine cannot use; exits 2 with this message."""
 
 
 def _reader(kind: Kind, unit: str = "") -> Callable[[str], float]:
@@ -107,7 +104,10 @@ def _parser() -> argparse.ArgumentParser:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = root.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("recommend", help="run the five questions and print the verdict")
+    ids = epilog(catalog())
+    raw = argparse.RawDescriptionHelpFormatter
+    r = sub.add_parser("recommend", help="run the five questions and print the verdict",
+                       epilog=ids, formatter_class=raw)
     _model_args(r)
     r.add_argument("--workload", choices=WORKLOADS, default="inference")
     r.add_argument("--precision", choices=PRECISIONS,
@@ -115,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-int4", action="store_true", help="INT4 quality is not acceptable")
     r.add_argument("--concurrency", type=_count, help="requests at once (default 32)")
     r.add_argument("--context", type=_context, help="tokens (8k = 8,192; default 8k)")
-    r.add_argument("--kv-precision", choices=["bf16", "fp8"], default="bf16")
+    r.add_argument("--kv-precision", choices=["bf16", "fp8"], help="(default bf16)")
     r.add_argument("--target-tokens-per-s", type=_rate, help="tokens/s (6k = 6,000)")
     r.add_argument("--per-user-tokens-per-s", type=_rate,
                    help="the speed each user must see, tokens/s")
@@ -123,19 +123,22 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--requests-per-s", type=_requests, help="arrivals per second")
     r.add_argument("--prompt-tokens", type=_length, help="prompt tokens per request")
     r.add_argument("--output-tokens", type=_length, help="generated tokens per request")
-    r.add_argument("--gpu", default=DEFAULT_GPU)
+    r.add_argument("--gpu", default=DEFAULT_GPU,
+                   help=f"GPU id (listed below; default {DEFAULT_GPU})")
     r.add_argument("--avoid-gpu", action="append", metavar="GPU",
                    help="a GPU never to offer as an alternative (repeatable)")
     r.add_argument("--gpus-per-node", type=int, default=8)
-    r.add_argument("--interconnect", default=DEFAULT_INTERCONNECT)
-    r.add_argument("--train-tokens", type=_tokens, help="token budget (1.5T = 1.5 x 10^12)")
+    r.add_argument("--interconnect", default=DEFAULT_INTERCONNECT,
+                   help=f"link between nodes (listed below; default {DEFAULT_INTERCONNECT})")
+    r.add_argument("--train-tokens", type=_tokens,
+                   help="training only: token budget (1.5T = 1.5 x 10^12)")
     r.add_argument("--deadline-days", type=float,
                    help="days a training run, or a batch of --documents, must finish in")
     r.add_argument("--work", choices=["chat", "rag", "batch"],
-                   help="the kind of serving work: its request shape and the least its "
-                        "users accept (default chat; batch with --documents)")
+                   help="inference only: the kind of serving work: its request shape and the "
+                        "least its users accept (default chat; batch with --documents)")
     r.add_argument("--documents", type=float,
-                   help="a batch: documents to process by --deadline-days")
+                   help="inference only: a batch: documents to process by --deadline-days")
     r.add_argument("--nodes-owned", type=int,
                    help="nodes of --gpu x --gpus-per-node the customer already has: the "
                         "answer says first what they do")
@@ -143,17 +146,22 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--charts", metavar="DIR", help="also write the charts (PNG) into DIR")
     _output_args(r)
 
-    m = sub.add_parser("memory", help="weights, KV cache and training state of one model")
+    m = sub.add_parser("memory", help="weights, KV cache and training state of one model",
+                       epilog=ids, formatter_class=raw)
     _model_args(m)
     m.add_argument("--workload", choices=WORKLOADS, default="inference")
-    m.add_argument("--precision", choices=PRECISIONS, default="fp8")
+    m.add_argument("--precision", choices=PRECISIONS,
+                   help="weight format (default: what the workload uses: FP8 or the model's "
+                   "native 4-bit checkpoint for inference, BF16 for a full fine-tune)")
     m.add_argument("--kv-precision", choices=["bf16", "fp8"], default="bf16")
     m.add_argument("--concurrency", type=_count, default=1)
-    m.add_argument("--context", type=_context, default=8192)
+    m.add_argument("--context", type=_context,
+                   help="tokens (8k = 8,192; default 8k, or the model's limit when lower)")
     m.add_argument("--tp", type=int, default=1, help="tensor parallelism (KV head replication)")
     _output_args(m)
 
-    s = sub.add_parser("scaling", help="step time and scaling efficiency of a layout")
+    s = sub.add_parser("scaling", help="step time and scaling efficiency of a layout",
+                       epilog=ids, formatter_class=raw)
     # The article's scaling table is for a 70B-class training step: that is the default.
     _model_args(s, default="llama-3.1-70b")
     s.add_argument("--workload", choices=list(TRAINING), default="full-finetune")
@@ -195,13 +203,6 @@ def _request(args: argparse.Namespace, **fields: Any) -> SizingRequest:
         raise UsageError(f"--{field}: {err['msg']}") from None
 
 
-def _model(args: argparse.Namespace) -> tuple[ModelSpec, list[Message]]:
-    if args.params_b is not None and args.params_b <= 0:
-        raise UsageError("--params-b must be a positive number of billions")
-    spec, _, _, notes = resolve_model(_request(args), catalog())
-    return spec, list(notes)
-
-
 def _positive(**values: int) -> None:
     for name, v in values.items():
         if v < 1:
@@ -209,6 +210,8 @@ def _positive(**values: int) -> None:
 
 
 def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
+    check_flags(args)
+    cat = catalog()
     # a flag left unset is not "given" (SizingRequest's default): the engine may then use a
     # model's native format, cap a context at its limit, or count the requests in flight
     req = _request(
@@ -218,10 +221,12 @@ def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
         target_tokens_per_s=args.target_tokens_per_s,
         per_user_tokens_per_s=args.per_user_tokens_per_s, ttft_s=args.ttft_s,
         requests_per_s=args.requests_per_s, prompt_tokens=args.prompt_tokens,
-        output_tokens=args.output_tokens, gpu=args.gpu, gpus_per_node=args.gpus_per_node,
-        interconnect=args.interconnect, train_tokens=args.train_tokens,
-        deadline_days=args.deadline_days,
-        avoid_gpus=tuple(args.avoid_gpu) if args.avoid_gpu else None,
+        output_tokens=args.output_tokens, gpu=gpu_id(args.gpu, cat, "--gpu"),
+        gpus_per_node=args.gpus_per_node,
+        interconnect=link_id(args.interconnect, cat, "--interconnect"),
+        train_tokens=args.train_tokens, deadline_days=args.deadline_days,
+        avoid_gpus=tuple(gpu_id(g, cat, "--avoid-gpu") for g in args.avoid_gpu)
+        if args.avoid_gpu else None,
         work=args.work, documents=args.documents, nodes_owned=args.nodes_owned,
     )
     rec = recommend(req, alternatives=not args.no_alternatives)
@@ -231,29 +236,44 @@ def cmd_recommend(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_memory(args: argparse.Namespace) -> dict[str, Any]:
-    _positive(concurrency=args.concurrency, context=args.context, tp=args.tp)
-    m, notes = _model(args)
-    pol = catalog().policy
-    pc = count_params(m)
+    """One model's memory, validated as ``recommend`` validates (a context beyond the model's
+    limit is refused), its weights in the format the workload runs (BF16 for a full
+    fine-tune, FP8 or the native 4-bit checkpoint for inference)."""
+    _positive(concurrency=args.concurrency, tp=args.tp)
+    if args.params_b is not None and args.params_b <= 0:
+        raise UsageError("--params-b must be a positive number of billions")
+    req = _request(args, workload=args.workload, precision=args.precision,
+                   context=args.context, concurrency=args.concurrency,
+                   kv_precision=args.kv_precision)
+    resolved = resolve_model(req, catalog())
+    facts = build_facts(req, catalog(), model=resolved)
+    m, pc, pol = facts.model, count_params(facts.model), facts.policy
+    context, precision = facts.request.context, facts.precision
+    weights = weights_bytes(pc, precision, pol, m)
+    state = training_state(m, pc, args.workload, pol) if args.workload in TRAINING else None
+    if state is not None:  # what training holds: BF16 weights, or a frozen NF4 base
+        precision, weights = state.base_precision, state.weights
+    # the model's notes, and a context capped at its limit (not the GPU's: none is sized here)
+    notes = [*resolved[3], *(n for n in facts.assumptions if n.id == "assumption.context_capped")]
     out: dict[str, Any] = {
         "model": m.id,
         "params": pc.total,
         "active_params": pc.active,
-        "precision": args.precision,
-        "weights_gb": round(weights_bytes(pc, args.precision, pol, m) / GB, 3),
+        "workload": args.workload,
+        "precision": precision,
+        "weights_gb": round(weights / GB, 3),
         "kv_precision": args.kv_precision,
         "kv_bytes_per_token": kv_bytes_per_token(m, args.kv_precision),
-        "context": args.context,
+        "context": context,
         "concurrency": args.concurrency,
         "kv_cache_gb": round(
-            kv_cache_bytes(m, args.kv_precision, args.context, args.concurrency, args.tp) / GB, 3
+            kv_cache_bytes(m, args.kv_precision, context, args.concurrency, args.tp) / GB, 3
         ),
         "training_state_gb": None,
         "assumptions": [n.model_dump(mode="json") for n in notes],
     }
-    if args.workload in TRAINING:
-        st = training_state(m, pc, args.workload, pol)
-        out["training_state_gb"] = round(st.total / GB, 3)
+    if state is not None:
+        out["training_state_gb"] = round(state.total / GB, 3)
         out["activations_gb_per_gpu"] = round(activations_per_gpu(m, pol) / GB, 3)
     return out
 
@@ -266,9 +286,12 @@ def cmd_scaling(args: argparse.Namespace) -> dict[str, Any]:
             f"--tp x --pp x --dp = {args.tp * args.pp * args.dp} must equal --nodes x "
             f"--gpus-per-node = {args.nodes * args.gpus_per_node}"
         )
-    facts = build_facts(_request(args, workload=args.workload, gpu=args.gpu,
+    cat = catalog()
+    facts = build_facts(_request(args, workload=args.workload,
+                                 gpu=gpu_id(args.gpu, cat, "--gpu"),
                                  gpus_per_node=args.gpus_per_node,
-                                 interconnect=args.interconnect), catalog())
+                                 interconnect=link_id(args.interconnect, cat, "--interconnect")),
+                        cat)
     m, notes = facts.model, list(facts.assumptions)
     gpu, link = facts.gpu, facts.link
     plan = facts.search.project(nodes=args.nodes, tp=args.tp, pp=args.pp, dp=args.dp,
@@ -297,87 +320,6 @@ def cmd_catalog(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-# -- readable output -------------------------------------------------------------------------
-
-
-def _table(rows: list[tuple[str, str]]) -> str:
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
-
-
-def _fmt(v: Any, lang: Lang) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return str(v)
-    return units.short(v, lang) if abs(v) < 100 else units.count(v, lang)
-
-
-_ANSWER_IDS = {"yes": "answer.yes", "no": "answer.no", "not applicable": "answer.not_applicable"}
-
-
-def render_recommendation(rec: Recommendation, lang: Lang) -> str:
-    """The recommendation as a person reads it in a terminal, in ``lang``."""
-    def say(m: Message) -> str:
-        return render(m, lang)
-
-    lines = [say(rec.headline), ""]
-    for q in rec.questions:
-        lines.append(say(msg("cli.step", step=q.step, question=q.question)))
-        lines.append("  " + say(msg("cli.answer", answer=msg(_ANSWER_IDS[q.answer]),
-                                    because=q.because)))
-    lines.append("")
-    lay = rec.layout
-    hardware = msg("hardware.node", gpus=rec.gpus_per_node, gpu=rec.gpu_name)
-    rows = [
-        (say(msg("cli.verdict")),
-         say(msg("cli.verdict_value", verdict=verdict_name(rec.verdict, rec.gpus_per_node),
-                                  step=rec.step))),
-        (say(msg("cli.hardware")),
-         say(msg("cli.hardware_value", nodes=rec.nodes, hardware=hardware))),
-        (say(msg("cli.precision")), say(terms.precision(rec.precision))),
-        (say(msg("cli.layout")), f"TP={lay.tp} PP={lay.pp} DP={lay.dp}"),
-    ]
-    pic = rec.numbers.memory
-    if pic is not None:
-        seg = pic.per_copy
-        value = say(msg("cli.memory_value", weights=seg.weights_gb, work=seg.work_gb,
-                        kind=msg(f"cli.work_{seg.work}"), reserve=seg.reserve_gb,
-                        used=seg.used_gb, vram=seg.vram_gb, free=seg.free_share))
-        if pic.copies > 1:
-            value += "; " + say(msg("cli.copies", copies=pic.copies, total=pic.total.used_gb,
-                                    total_vram=pic.total.vram_gb))
-        rows.append((say(msg("cli.memory")), value))
-    rows += [(k, _fmt(v, lang)) for k, v in rec.numbers.model_dump().items()
-             if v is not None and k != "memory"]
-    lines.append(_table(rows))
-    for title, items in (("cli.caveats", rec.caveats), ("cli.assumptions", rec.assumptions),
-                         ("cli.math", rec.math)):
-        if items:
-            lines += ["", say(msg(title))] + [f"  - {say(c)}" for c in items]
-    if rec.alternatives:
-        lines += ["", say(msg("cli.alternatives"))] + [
-            f"  - {say(msg('cli.alternative', label=a.label, summary=a.summary))}"
-            for a in rec.alternatives
-        ]
-    return "\n".join(lines)
-
-
-def render_result(command: str, d: dict[str, Any], lang: Lang) -> str:
-    if command == "recommend":
-        return render_recommendation(Recommendation.model_validate(d), lang)
-    if command == "catalog":
-        out = []
-        for kind, key in (("GPUs", "gpus"), ("Links", "links"), ("Models", "models")):
-            out.append(f"{kind}:")
-            out += [f"  {e['id']:<24} {e['name']}" for e in d[key]]
-        return "\n".join(out)
-    notes = [render(Message.model_validate(n), lang) for n in d.get("assumptions", [])]
-    rows = [(k, _fmt(v, lang)) for k, v in d.items() if not isinstance(v, list | dict)]
-    rows += [(k, json.dumps(v)) for k, v in d.items() if isinstance(v, dict)]
-    return _table(rows) + "".join(f"\n  - {n}" for n in notes)
-
-
 COMMANDS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "recommend": cmd_recommend,
     "memory": cmd_memory,
@@ -391,14 +333,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang: Lang = args.lang
     try:
         result = COMMANDS[args.command](args)
+    except UnknownModel as exc:  # the nearest names, and where every name is listed
+        print("error: " + render(msg("cli.error.models_hint", error=exc.message,
+                                     count=len(catalog().models)), lang), file=sys.stderr)
+        return 2
     except EngineError as exc:
         print(f"error: {render(exc.message, lang)}", file=sys.stderr)
         return 2
-    except (UsageError, ChartsNotWritten) as exc:
+    except UsageError as exc:
+        print(f"error: {render(exc.message, lang)}", file=sys.stderr)
+        return 2
+    except ChartsNotWritten as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        print(json.dumps(result) if args.json else render_result(args.command, result, lang))
+        print(json.dumps(with_text(result, lang)) if args.json
+              else render_result(args.command, result, lang))
         if getattr(args, "chart_paths", None):
             print(*args.chart_paths, sep="\n", file=sys.stderr if args.json else None)
     except BrokenPipeError:  # the reader stopped early (``| head``): nothing left to say

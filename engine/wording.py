@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.units import FORMATS, LANGS, Lang
 
 __all__ = ["LANGS", "Catalog", "Lang", "Message", "Param", "WordingError", "engine_catalog", "msg",
-           "render", "render_all", "text"]
+           "render", "render_all", "text", "with_text"]
 
 class WordingError(LookupError):
     """A catalog is broken, or a message id / field is missing from it."""
@@ -236,3 +236,25 @@ def render(message: Message | str, lang: Lang = "en", catalog: Catalog | None = 
 def render_all(messages: Iterable[Message | str], lang: Lang = "en",
                catalog: Catalog | None = None) -> list[str]:
     return [render(m, lang, catalog) for m in messages]
+
+
+_MESSAGE_KEYS = frozenset({"id", "params"})
+
+
+def with_text(data: Any, lang: Lang = "en", catalog: Catalog | None = None) -> Any:
+    """A JSON-ready dump (``model_dump(mode="json")``) with every message object in it, nested
+    ones included, carrying its ``text`` in ``lang`` beside its ``id`` and ``params``.
+
+    Why: a script, a web page or another bot shows the answer without this project's
+    catalogs, and a program that translates still has the ids. One walk over the dump, so
+    every face that prints JSON says the same words (the engine CLI, the JSON console)."""
+    if isinstance(data, list):
+        return [with_text(v, lang, catalog) for v in data]
+    if not isinstance(data, dict):
+        return data
+    if _MESSAGE_KEYS <= data.keys() <= _MESSAGE_KEYS | {"text"} and isinstance(data["id"], str):
+        said = render(Message.model_validate({"id": data["id"], "params": data["params"]}),
+                      lang, catalog)
+        return {"id": data["id"], "params": with_text(data["params"], lang, catalog),
+                "text": said}
+    return {k: with_text(v, lang, catalog) for k, v in data.items()}

@@ -3,7 +3,7 @@
 Its rooms: ``content.py`` (the brief as data: sections of messages, rows, charts; the
 contact details a requester typed), ``build.py`` (a recommendation, its answers and the
 contact -> a brief, internal or customer-safe), ``charts.py`` (the result's charts, the
-images the Slack thread shows, issue #12), and the renderers ``markdown.py`` and
+images the Slack thread shows), and the renderers ``markdown.py`` and
 ``pdf.py`` (with ``fonts.py``, the font the PDF embeds). No Slack here: the Slack face
 uploads what these produce (``bot/slack/flows/quote.py``, ``bot/slack/flows/export.py``).
 The PDF renderer is imported only when a PDF is made, so fpdf2 is loaded on first use.

@@ -1,11 +1,15 @@
-"""From a recommendation to a :class:`~bot.brief.content.Brief`: every input with its source,
-the verdict, every number, the VRAM picture, the decision steps, the math, caveats,
-alternatives, the contact details and, for the vendor's eyes only, the internal facts.
+"""From a recommendation to a :class:`~bot.brief.content.Brief`: page one (the answer, the
+speed each user sees, the first token, what was assumed, the curve, the options table:
+bot/brief/summary.py), then for a customer the caveats, their answers and their contact
+details; for the vendor, an appendix with every number, the VRAM picture, the decision
+steps, every assumption, the alternatives, the math and the internal facts.
 
 Why here and not in a renderer: what a brief holds is one decision, made once, for both
-formats and both audiences. The customer's copy (``requester=None``) is the same brief
-without the internal section (no team ids, channel, conversation key or audit record): the
-requester may see their own sizing and their own details, nothing of the vendor's side.
+formats and both audiences. The customer's copy (the default) carries nothing of the
+vendor's side (no team ids, channel, conversation key or audit record) and none of the
+engineering detail (kernel sources, bytes per token, the formulas, catalog ids): a rep
+forwards it unedited. The internal copy is asked for (``audience="internal"``) or implied
+by the internal facts of a Slack request (``requester``).
 
 Nothing is recomputed: the figures are the engine's ``Numbers`` and ``MemoryPicture``, the
 steps, caveats, math and alternatives are the engine's own messages, and the answers come
@@ -22,7 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.brief.content import Brief, Chart, Contact, Row, Section, budget_words
+from bot.brief.content import Audience, Brief, Chart, Contact, Row, Section, budget_words
+from bot.brief.summary import PAGE_ONE_CHARTS, link_name, page_one
 from dialogue.reply import AnswerView
 from engine.catalog import catalog
 from engine.result import Alternative, Numbers, Recommendation, Segments, verdict_name
@@ -176,7 +181,7 @@ def _recommendation(rec: Recommendation) -> Section:
     if rec.replicas:
         lines.append(msg("brief.config.replicas", n=rec.replicas))
     if rec.interconnect:
-        lines.append(msg("brief.config.interconnect", link=rec.interconnect))
+        lines.append(msg("brief.config.interconnect", link=link_name(rec.interconnect)))
     return Section(id="recommendation", heading=msg("brief.section.recommendation"),
                    kind="paragraphs", lines=lines)
 
@@ -218,13 +223,12 @@ def _internal(r: Requester) -> Section:
                    columns=[msg("brief.col.field"), msg("brief.col.value")])
 
 
-def build_brief(rec: Recommendation, answers: Sequence[AnswerView], *, lang: Literal["en", "fr"],
-                purpose: Purpose, contact: Contact | None = None,
-                requester: Requester | None = None, charts: Sequence[Chart] = (),
-                at: float | None = None) -> Brief:
-    """The brief of ``rec``; ``requester=None`` is the customer-safe copy."""
-    when = datetime.fromtimestamp(time.time() if at is None else at, tz=UTC)
-    sections: list[Section | None] = [
+def _appendix(rec: Recommendation, answers: Sequence[AnswerView],
+              charts: Sequence[Chart]) -> list[Section | None]:
+    """Everything behind page one, for the vendor's engineers."""
+    return [
+        Section(id="appendix", heading=msg("brief.section.appendix"), kind="paragraphs",
+                lines=[msg("brief.appendix_note")]),
         _recommendation(rec),
         Section(id="figures", heading=msg("brief.section.figures"), kind="table",
                 columns=[msg("brief.col.figure"), msg("brief.col.value")], rows=_figures(rec)),
@@ -233,32 +237,74 @@ def build_brief(rec: Recommendation, answers: Sequence[AnswerView], *, lang: Lit
             Row(label=msg("brief.step", n=s.step, question=s.question,
                           answer=msg(_ANSWER[s.answer])), value=s.because)
             for s in rec.questions]) if rec.questions else None,
-        Section(id="inputs", heading=msg("brief.section.inputs"), kind="table",
-                columns=[msg("brief.col.input"), msg("brief.col.value"), msg("brief.col.source")],
-                rows=[Row(label=a.label, value=a.shown, note=msg(_SOURCE[a.source]))
-                      for a in answers]) if answers else None,
+        _inputs(answers),
         Section(id="assumptions", heading=msg("brief.section.assumptions"), kind="bullets",
                 lines=list(rec.assumptions)) if rec.assumptions else None,
-        Section(id="caveats", heading=msg("brief.section.caveats"), kind="bullets",
-                lines=list(rec.caveats)) if rec.caveats else None,
+        _caveats(rec),
         Section(id="alternatives", heading=msg("brief.section.alternatives"), kind="definitions",
                 rows=[_alternative(a) for a in rec.alternatives]) if rec.alternatives else None,
         Section(id="math", heading=msg("brief.section.math"), kind="code", lines=list(rec.math))
         if rec.math else Section(id="math", heading=msg("brief.section.math"),
                                  kind="paragraphs", lines=[msg("brief.math_none")]),
-        Section(id="charts", heading=msg("brief.section.charts"), kind="charts",
-                charts=list(charts)) if charts else None,
-        _contact(contact) if contact is not None else None,
-        _internal(requester) if requester is not None else None,
+        _power_sources(rec),
+        _charts(charts),
     ]
+
+
+def _power_sources(rec: Recommendation) -> Section:
+    """Where each board power of the options table comes from (engine/data/gpus.toml)."""
+    shown = dict.fromkeys([rec.gpu, *(a.gpu for a in rec.alternatives)])
+    gpus = [catalog().gpus[g] for g in shown if g in catalog().gpus]
+    return Section(id="power", heading=msg("brief.section.power"), kind="definitions",
+                   rows=[Row(label=msg("brief.power_row", gpu=g.name, v=g.board_power_w),
+                             value=text(g.board_power_source)) for g in gpus])
+
+
+def _inputs(answers: Sequence[AnswerView]) -> Section | None:
+    return Section(id="inputs", heading=msg("brief.section.inputs"), kind="table",
+                   columns=[msg("brief.col.input"), msg("brief.col.value"),
+                            msg("brief.col.source")],
+                   rows=[Row(label=a.label, value=a.shown, note=msg(_SOURCE[a.source]))
+                         for a in answers]) if answers else None
+
+
+def _caveats(rec: Recommendation) -> Section | None:
+    return Section(id="caveats", heading=msg("brief.section.caveats"), kind="bullets",
+                   lines=list(rec.caveats)) if rec.caveats else None
+
+
+def _charts(charts: Sequence[Chart]) -> Section | None:
+    """The charts page one does not show."""
+    rest = [c for c in charts if c.kind not in PAGE_ONE_CHARTS]
+    return Section(id="charts", heading=msg("brief.section.charts"), kind="charts",
+                   charts=rest) if rest else None
+
+
+def build_brief(rec: Recommendation, answers: Sequence[AnswerView], *, lang: Literal["en", "fr"],
+                purpose: Purpose, contact: Contact | None = None,
+                requester: Requester | None = None, charts: Sequence[Chart] = (),
+                at: float | None = None, audience: Audience | None = None) -> Brief:
+    """The brief of ``rec``: the internal copy when ``audience`` says so or ``requester``
+    (the vendor-side facts of a Slack request) is given, else the customer-safe copy."""
+    when = datetime.fromtimestamp(time.time() if at is None else at, tz=UTC)
+    internal = audience == "internal" or (audience is None and requester is not None)
+    rest: list[Section | None] = (
+        _appendix(rec, answers, charts) if internal
+        else [_caveats(rec), _inputs(answers), _charts(charts)])
+    rest += [_contact(contact) if contact is not None else None,
+             _internal(requester) if requester is not None and internal else None]
+    after = [s for s in rest if s is not None]
+    if after:  # page one stands alone
+        after[0] = after[0].model_copy(update={"new_page": True})
+    kept = [*page_one(rec, answers, charts), *after]
     prefix = "quote-brief" if purpose == "quote" else "sizing-brief"
     return Brief(
-        lang=lang, audience="internal" if requester is not None else "customer",
+        lang=lang, audience="internal" if internal else "customer",
         title=msg(f"brief.title.{purpose}", model=rec.model.name),
         subtitle=msg("brief.subtitle", verdict=verdict_name(rec.verdict, rec.gpus_per_node),
                      model=rec.model.name, workload=workload_words(rec.workload)),
         generated=msg("brief.generated", date=when.strftime("%Y-%m-%d")),
-        sections=[s for s in sections if s is not None],
+        sections=kept,
         footer=msg("brief.footer"),
         file_stem=f"{prefix}-{_slug(rec.model.id)}-{when.strftime('%Y%m%d')}",
     )

@@ -27,5 +27,5 @@ def brief_charts(reply: Reply, lang: Lang) -> list[Chart]:
         drawn = charts_of(reply, lang)
     except ChartsFailed:
         return []
-    return [Chart(png=image.png, caption=image.caption, width_mm=WIDTH_MM)
+    return [Chart(png=image.png, caption=image.caption, width_mm=WIDTH_MM, kind=image.kind)
             for image in drawn.images]

@@ -10,8 +10,9 @@ catalog (``bot/wording.py``) in :attr:`Brief.lang`; every figure is a message pa
 formatted by ``engine/units.py``. What a person typed (the contact details) travels as
 verbatim ``text`` messages and is made safe by each renderer for its format.
 
-Charts (issue #12) are a hook: :attr:`Brief.charts` holds PNG images with their captions;
-the PDF embeds them and the Markdown names them, when there are any.
+Charts travel in sections of kind ``charts`` (PNG images with their captions; page one
+shows the load or training curve, ``bot/brief/summary.py``): the PDF embeds them and the
+Markdown names them. The options side by side are a section of kind ``grid``.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MAX_COMPANY = 120
 MAX_TIMELINE = 100
 MAX_NOTES = 1000
 
-SectionKind = Literal["paragraphs", "bullets", "table", "definitions", "code", "charts"]
+SectionKind = Literal["paragraphs", "bullets", "table", "definitions", "code", "charts", "grid"]
 Audience = Literal["internal", "customer"]
 
 
@@ -71,11 +72,14 @@ class Contact(_Data):
 
 
 class Chart(_Data):
-    """An image to embed (issue #12): a PNG, its caption, and its width on the page."""
+    """An image to embed: a PNG, its caption, its width on the page, and what it shows (the
+    engine's chart kinds: ``load``, ``memory``, ``training``; page one shows the load or
+    training curve)."""
 
     png: bytes
     caption: Message
     width_mm: float = Field(default=170.0, gt=0)
+    kind: str = "other"
 
 
 class Row(_Data):
@@ -97,6 +101,11 @@ class Section(_Data):
     rows: list[Row] = Field(default_factory=list)
     columns: list[Message] = Field(default_factory=list, description="a table's headings")
     charts: list[Chart] = Field(default_factory=list)
+    grid: list[list[Message]] = Field(
+        default_factory=list, description="a grid's rows of cells (``columns`` head them)")
+    numeric: list[bool] = Field(default_factory=list, description="a grid's right-aligned columns")
+    new_page: bool = Field(default=False, description="starts a new page (the appendix)")
+    dense: bool = Field(default=False, description="small type, tight lines (page one)")
 
 
 class Brief(_Data):

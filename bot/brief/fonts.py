@@ -5,7 +5,7 @@ Why DejaVu Sans: a PDF must embed a font that has every glyph French needs (Ã© Ã
 no-break space before a colon) and the bar characters; DejaVu Sans has them all, and its
 licence (Bitstream Vera terms, DejaVu changes in the public domain) allows redistribution.
 Where it comes from: matplotlib's bundled copy (``mpl-data/fonts/ttf``, with its
-``LICENSE_DEJAVU``), matplotlib being a dependency since the charts (issue #12), which are
+``LICENSE_DEJAVU``), matplotlib being a dependency for the charts, which are
 set in the same font: the brief and the charts it embeds read alike. It is found without
 importing matplotlib (a brief does not load the plotting library it does not draw with).
 

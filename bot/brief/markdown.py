@@ -59,6 +59,16 @@ class _Writer:
                 cells.append(self.cell(row.note))
             self.out.append("| " + " | ".join(cells) + " |")
 
+    def grid(self, section: Section) -> None:
+        width = len(section.grid[0]) if section.grid else len(section.columns)
+        heads = [self.cell(c) for c in section.columns] or [""] * width
+        marks = [" ---: |" if right else " --- |" for right in section.numeric[:width]]
+        marks += [" --- |"] * (width - len(marks))
+        self.out += ["| " + " | ".join(heads) + " |", "|" + "".join(marks)]
+        self.out += ["| " + " | ".join(self.cell(c) for c in cells) + " |"
+                     for cells in section.grid]
+        self.out += [""] + [f"_{self.md(line)}_" for line in section.lines]
+
     def definitions(self, rows: list[Row]) -> None:
         for row in rows:
             self.out.append(f"**{self.md(row.label)}**  ")
@@ -74,6 +84,8 @@ class _Writer:
         self.out += [fence, *body, fence]
 
     def section(self, s: Section) -> None:
+        if s.new_page:
+            self.out += ["---", ""]
         self.out += [f"## {self.md(s.heading)}", ""]
         if s.kind == "paragraphs":
             for line in s.lines:
@@ -88,6 +100,8 @@ class _Writer:
             return
         elif s.kind == "code":
             self.code(s.lines)
+        elif s.kind == "grid":
+            self.grid(s)
         elif s.kind == "charts":
             self.out += [f"- {self.md(msg('brief.chart_in_pdf', caption=c.caption))}"
                          for c in s.charts]

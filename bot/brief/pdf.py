@@ -2,7 +2,7 @@
 
 Why fpdf2: pure Python (no system libraries, no browser), maintained, embeds TrueType fonts
 as subsets with a ToUnicode map (so the text can be searched, copied and extracted, which
-the tests do with pypdf), draws tables, and embeds PNG images for issue #12's charts. Why no
+the tests do with pypdf), draws tables, and embeds PNG images for the charts. Why no
 Markdown or HTML step in between: the brief is already structured data
 (``bot/brief/content.py``), so each section kind maps to one drawing call and nothing a
 person typed can be read as markup: fpdf2's own ``markdown=`` option stays off everywhere.
@@ -27,11 +27,12 @@ from bot.wording import catalog
 from engine.wording import Message, msg
 
 FAMILY = "DejaVu"
-BODY, SMALL, CODE = 9.5, 8.0, 8.5
+BODY, SMALL, CODE, GRID = 9.5, 7.5, 8.5, 7.5
 LINE = 5.0
 GREY = (95, 95, 95)
 FILL = (242, 242, 242)
 KEEP_WITH_NEXT_MM = 28.0
+CHART_KEEP_MM = 105.0  # a chart's heading starts a page unless the chart fits under it
 _WIDTHS = {2: (0.42, 0.58), 3: (0.36, 0.40, 0.24)}
 
 
@@ -64,14 +65,16 @@ def _text(pdf: _Doc, words: str, *, size: float = BODY, bold: bool = False,
 
 
 def _heading(pdf: _Doc, s: Section) -> None:
-    if pdf.get_y() > pdf.page_break_trigger - KEEP_WITH_NEXT_MM:
+    keep = CHART_KEEP_MM if s.kind == "charts" else KEEP_WITH_NEXT_MM
+    if s.new_page or pdf.get_y() > pdf.page_break_trigger - keep:
         pdf.add_page()
-    pdf.ln(3)
-    _text(pdf, pdf.say(s.heading), size=12, bold=True, height=7)
+    pdf.ln(2 if s.dense else 3)
+    _text(pdf, pdf.say(s.heading), size=11.5 if s.dense else 12, bold=True,
+          height=6 if s.dense else 7)
     y = pdf.get_y()
     pdf.set_draw_color(180, 180, 180)
     pdf.line(pdf.l_margin, y, pdf.w - pdf.r_margin, y)
-    pdf.ln(2)
+    pdf.ln(1.5 if s.dense else 2)
 
 
 def _table(pdf: _Doc, s: Section) -> None:
@@ -95,6 +98,31 @@ def _table(pdf: _Doc, s: Section) -> None:
                 row.cell(pdf.say(r.note) if r.note is not None else "")
 
 
+def _grid(pdf: _Doc, s: Section) -> None:
+    """A table of many columns (the options side by side, page one's figures): small type,
+    names and verdicts wider than figures, figures right-aligned; its note under it."""
+    n = len(s.grid[0]) if s.grid else len(s.columns)
+    widths = ((2.6, *(0.8 if i < 2 else 1.1 for i in range(n - 2)), 1.9) if s.columns
+              else tuple(1.8 if right else 2.0 for right in s.numeric))
+    aligns = tuple("RIGHT" if right else "LEFT" for right in s.numeric)
+    pdf.set_font(FAMILY, "", GRID if s.columns else BODY - 1)
+    with pdf.table(col_widths=widths, text_align=aligns or "LEFT", line_height=3.9,
+                   width=pdf.epw, first_row_as_headings=bool(s.columns),
+                   headings_style=FontFace(emphasis="BOLD", fill_color=FILL),
+                   padding=0.9) as table:
+        if s.columns:
+            head = table.row()
+            for c in s.columns:
+                head.cell(pdf.say(c))
+        for cells in s.grid:
+            row = table.row()
+            for c in cells:
+                row.cell(pdf.say(c))
+    pdf.ln(1)
+    for line in s.lines:
+        _text(pdf, pdf.say(line), size=SMALL, grey=True, height=3.6)
+
+
 def _definitions(pdf: _Doc, rows: list[Row]) -> None:
     for r in rows:
         _text(pdf, pdf.say(r.label), bold=True)
@@ -104,10 +132,11 @@ def _definitions(pdf: _Doc, rows: list[Row]) -> None:
         pdf.ln(1.5)
 
 
-def _charts(pdf: _Doc, charts: list[Chart]) -> None:
+def _charts(pdf: _Doc, charts: list[Chart], captions: bool = True) -> None:
     for chart in charts:
         pdf.image(io.BytesIO(chart.png), w=min(chart.width_mm, pdf.epw))
-        _text(pdf, pdf.say(chart.caption), size=SMALL, grey=True)
+        if captions:
+            _text(pdf, pdf.say(chart.caption), size=SMALL, grey=True)
         pdf.ln(2)
 
 
@@ -119,8 +148,11 @@ def _section(pdf: _Doc, s: Section) -> None:
             pdf.ln(0.8)
     elif s.kind == "bullets":
         for line in s.lines:
-            _text(pdf, "•  " + pdf.say(line))
-            pdf.ln(0.8)
+            if s.dense:
+                _text(pdf, "•  " + pdf.say(line), size=BODY - 1, height=4.3)
+            else:
+                _text(pdf, "•  " + pdf.say(line))
+                pdf.ln(0.8)
     elif s.kind == "table":
         _table(pdf, s)
     elif s.kind == "definitions":
@@ -130,7 +162,9 @@ def _section(pdf: _Doc, s: Section) -> None:
         for line in s.lines:
             _text(pdf, pdf.say(line), size=CODE, fill=True, height=4.4)
     elif s.kind == "charts":
-        _charts(pdf, s.charts)
+        _charts(pdf, s.charts, captions=not s.dense)  # page one's heading says what it is
+    elif s.kind == "grid":
+        _grid(pdf, s)
 
 
 def render_pdf(brief: Brief, *, at: float | None = None) -> bytes:
@@ -140,7 +174,7 @@ def render_pdf(brief: Brief, *, at: float | None = None) -> bytes:
     pdf.add_font(FAMILY, "", str(files.regular))
     pdf.add_font(FAMILY, "B", str(files.bold))
     pdf.set_margins(18, 16, 18)
-    pdf.set_auto_page_break(True, margin=18)
+    pdf.set_auto_page_break(True, margin=15)
     pdf.set_lang(brief.lang)
     pdf.set_title(pdf.say(brief.title))
     pdf.set_subject(pdf.say(brief.subtitle))

@@ -156,7 +156,8 @@ class GPUSpec(_Hardware):
     form: Literal["pcie", "sxm"]
     nvlink: bool
     in_node_link: str = Field(description="link id used between GPUs of one node")
-    power_w: float = Field(gt=0)
+    board_power_w: float = Field(gt=0, description="rated board power (TDP), watts")
+    board_power_source: str = Field(min_length=1, description="where board_power_w is stated")
     vendor_builds: bool = Field(description="the vendor sells servers with it (else compare only)")
 
     @model_validator(mode="after")

@@ -1,4 +1,4 @@
-"""The charts of a recommendation (issue #12): the load curve, the memory picture and the
+"""The charts of a recommendation: the load curve, the memory picture and the
 training curve, drawn with matplotlib (headless) to PNG bytes.
 
 Why a package of its own: drawing is not deciding. The series come from
@@ -14,6 +14,7 @@ engine/data/messages), rendered in the conversation's language.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,11 +50,15 @@ class ChartImage:
         return f"{stem}-{self.kind}.png"
 
 
-def figures(c: Curves, lang: Lang) -> dict[Kind, Figure]:
-    """The figures of ``c`` in ``lang``, in :data:`KINDS` order (the tests read them)."""
+def figures(c: Curves, lang: Lang, assumed: Collection[str] = ()) -> dict[Kind, Figure]:
+    """The figures of ``c`` in ``lang``, in :data:`KINDS` order (the tests read them).
+
+    ``assumed``: the request's fields whose value the person did not give (a face's dialogue
+    assumed or defaulted it: ``per_user_tokens_per_s``, ``ttft_s``); their target lines say
+    "Assumed", the others "Asked"."""
     out: dict[Kind, Figure] = {}
     if c.load is not None:
-        out["load"] = load_figure(c.load, lang)
+        out["load"] = load_figure(c.load, lang, assumed)
     if c.memory is not None:
         out["memory"] = memory_figure(c.memory, lang)
     if c.training is not None:
@@ -61,16 +66,19 @@ def figures(c: Curves, lang: Lang) -> dict[Kind, Figure]:
     return out
 
 
-def draw(c: Curves, lang: Lang) -> list[ChartImage]:
-    """The charts of ``c`` as PNG images."""
-    return [ChartImage(kind, _CAPTIONS[kind], png(fig)) for kind, fig in figures(c, lang).items()]
+def draw(c: Curves, lang: Lang, assumed: Collection[str] = ()) -> list[ChartImage]:
+    """The charts of ``c`` as PNG images (``assumed``: see :func:`figures`)."""
+    return [ChartImage(kind, _CAPTIONS[kind], png(fig))
+            for kind, fig in figures(c, lang, assumed).items()]
 
 
 def render(req: SizingRequest, rec: Recommendation | None = None, lang: Lang = "en",
            cat: Catalog | None = None) -> list[ChartImage]:
     """The charts of ``req``'s recommendation (``rec`` when given: it must be what ``req``
-    answers, else :class:`engine.decision.curves.NotReproduced`)."""
-    return draw(curves(req, rec, cat), lang)
+    answers, else :class:`engine.decision.curves.NotReproduced`); the targets the request
+    names as assumed (``SizingRequest.assumed``: a face's default) are labelled assumed, the
+    others asked."""
+    return draw(curves(req, rec, cat), lang, req.assumed)
 
 
 def file_stem(rec: Recommendation) -> str:

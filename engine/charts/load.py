@@ -12,6 +12,8 @@ names what it is (``chosen``, ``layout``, ``gpu``, ``target-speed``, ``target-tt
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -45,15 +47,21 @@ def _axis(ax: Axes, c: LoadCurves, lang: Lang, ylabel: str) -> None:
     ax.set_ylim(bottom=0)
 
 
-def load_figure(c: LoadCurves, lang: Lang) -> Figure:
-    """The load curve of ``c`` in ``lang``."""
+def _bound(asked: str, given: str, assumed: Collection[str]) -> str:
+    """A target line's message id: asked when the person gave it, assumed otherwise."""
+    return f"chart.load.{asked}_assumed" if given in assumed else f"chart.load.{asked}_target"
+
+
+def load_figure(c: LoadCurves, lang: Lang, assumed: Collection[str] = ()) -> Figure:
+    """The load curve of ``c`` in ``lang``; a bound named in ``assumed`` (a request field:
+    ``per_user_tokens_per_s``, ``ttft_s``) is labelled as assumed, never as asked."""
     labels = [wrap(say(s.label, lang), LEGEND_WRAP) for s in c.series]
     if c.per_user_target is not None:
-        labels.append(wrap(say(msg("chart.load.speed_target", speed=c.per_user_target), lang),
-                           LEGEND_WRAP))
+        ident = _bound("speed", "per_user_tokens_per_s", assumed)
+        labels.append(wrap(say(msg(ident, speed=c.per_user_target), lang), LEGEND_WRAP))
     if c.ttft_target is not None:
-        labels.append(wrap(say(msg("chart.load.ttft_target", ttft=c.ttft_target), lang),
-                           LEGEND_WRAP))
+        ident = _bound("ttft", "ttft_s", assumed)
+        labels.append(wrap(say(msg(ident, ttft=c.ttft_target), lang), LEGEND_WRAP))
     p = c.point
     labels.append(wrap(say(msg("chart.load.point", concurrency=p.concurrency,
                                    per_user=p.per_user_tokens_per_s, ttft=p.ttft_s), lang),

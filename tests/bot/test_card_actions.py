@@ -6,6 +6,7 @@ import json
 
 from bot.slack import blockkit
 from bot.slack.cards import ids
+from engine.catalog import catalog
 from tests.bot.harness import (
     COLLEAGUE,
     INTERNAL_TEAM,
@@ -72,6 +73,12 @@ def test_compare_and_change_rerun_in_place(bot: BotServer, fake: FakeSlack) -> N
         new = wait_version_change(fake, SALES, q_ts, json.dumps(new["blocks"]))
     assert_valid(new)
     assert new["blocks"] != card["blocks"]
+    # the compared GPU's answer and its alternatives, side by side in one table
+    (table,) = [b for b in new["blocks"] if b["type"] == "table"]
+    head, answer, *others = [[c["text"] for c in row] for row in table["rows"]]
+    assert head[:4] == [said("options.col.option"), said("options.col.nodes"),
+                        said("options.col.gpus"), said("options.col.per_user")]
+    assert catalog().gpus[other].name in answer[0] and others
     # change an answer: the card's menu reopens that question
     block_id, change = find_element(new, ids.A_CHANGE)
     option = next(o["value"] for o in change["options"] if o["value"] == "change concurrency")

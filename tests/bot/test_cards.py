@@ -125,7 +125,8 @@ def test_the_card_follows_the_typed_navigation_and_the_reply_language(
     assert by_id[ids.A_QUOTE]["text"]["text"] == FR.plain(msg("slack.button.quote"))
     text = "\n".join(b["text"]["text"] for b in message["blocks"]
                      if b["type"] == "section" and "text" in b)
-    listed = text.split(f"*{FR.md(msg('slack.card.alternatives'))}*")[1].split("\n")[1:]
+    alternatives = text.split(f"*{FR.md(msg('slack.card.alternatives'))}*")[1]
+    listed = alternatives.split(f"*{FR.md(msg('options.heading'))}*")[0].strip().split("\n")
     assert listed and all(line.startswith("• *") and "*\u00a0: " in line for line in listed)
     rec = reply.recommendation
     assert rec is not None
@@ -411,6 +412,7 @@ def test_the_throughput_says_whose_it_is(dialogue: Dialogue, verdict: str, w: Wo
     assert w.md(msg(f"slack.num.{other}", rate=0.0)).split("\n")[0] not in fields
     row = "throughput_replica" if rec.replicas else "throughput"
     assert f"  {w.plain(msg(f'console.row.{row}'))}  " in "\n".join(console.card(reply))
-    brief = build_brief(rec, reply.answers, lang=w.lang, purpose="export")
+    brief = build_brief(rec, reply.answers, lang=w.lang, purpose="export",
+                        audience="internal")  # the figures table is the appendix's
     (figures,) = [s for s in brief.sections if s is not None and s.id == "figures"]
     assert msg(f"brief.num.{own}") in [r.label for r in figures.rows]

@@ -94,8 +94,9 @@ def test_the_brief_embeds_the_same_images_and_survives_without_them(
                                            msg("chart.caption.training")]
     brief = build_brief(rec, reply.answers, lang="en", purpose="export", requester=FACTS,
                         charts=charts)
-    section = brief.section("charts")
-    assert section is not None and len(section.charts) == 2
+    section, curve = brief.section("charts"), brief.section("curve")
+    assert section is not None and [c.kind for c in section.charts] == ["memory"]
+    assert curve is not None and [c.kind for c in curve.charts] == ["training"]  # page one
     assert _images(render_pdf(brief)) == 2
     assert say(msg("chart.caption.training")) in render_markdown(brief)
     # drawing fails: the brief goes out all the same, without the charts
@@ -110,7 +111,8 @@ def test_the_brief_embeds_the_same_images_and_survives_without_them(
     assert brief_charts(reply, "en") == []
     bare = build_brief(rec, reply.answers, lang="en", purpose="export", requester=FACTS,
                        charts=brief_charts(reply, "en"))
-    assert bare.section("charts") is None and _images(render_pdf(bare)) == 0
+    assert bare.section("charts") is None and bare.section("curve") is None
+    assert _images(render_pdf(bare)) == 0
 
 
 def test_the_quote_brief_sales_receives_embeds_the_charts(bot: BotServer, fake: FakeSlack) -> None:

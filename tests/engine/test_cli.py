@@ -173,5 +173,5 @@ def test_recommend_takes_nvfp4_on_fp4_gpus_only() -> None:
     ok = json.loads(run("recommend", "--model", "llama-3.1-70b", "--precision", "nvfp4",
                         "--no-alternatives", "--json").stdout)
     assert ok["precision"] == "nvfp4"
-    p = run("recommend", "--model", "llama-3.1-70b", "--precision", "nvfp4", "--gpu", "h100")
+    p = run("recommend", "--model", "llama-3.1-70b", "--precision", "nvfp4", "--gpu", "h100-sxm")
     assert p.returncode == 2 and "FP4" in p.stderr

@@ -101,7 +101,7 @@ def test_6k_is_a_6144_token_context_and_a_6000_token_rate() -> None:
     q1 = d["questions"][0]["question"]
     assert q1["id"] == "question.step1_target"
     asked = q1["params"]["target"]["params"]["parts"]
-    assert {"id": "target.rate", "params": {"target": 6000.0}} in asked
+    assert {"id": "target.rate", "params": {"target": 6000.0}, "text": "6,000 tok/s"} in asked
     load = d["headline"]["params"].get("load") or d["questions"][0]["because"]
     assert json.dumps(load).count('"context": 6144') >= 1
 

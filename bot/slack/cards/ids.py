@@ -8,7 +8,7 @@ asks for on updated messages (docs/slack.md §3, chat.update). A start button's 
 where the new sizing's thread is, and a quote form's private metadata which sizing it quotes
 (``bot/slack/cards/quote_modal.py``).
 
-Why signed (issue 13, item 8): all of these come back from a client that could forge them
+Why signed: all of these come back from a client that could forge them
 (another workspace's channel, someone else's key, a version that was never shown). So every
 value the server puts in a message carries an HMAC-SHA256 of its content under a server
 secret (:func:`use_secret`, set once by ``bot/slack/app.py`` from ``CLIENT_DATA_SECRET`` or

@@ -4,7 +4,9 @@ numbers, caveats, alternatives, assumptions, the answers with their source, and 
 Buttons: **Start over** and **Change an answer** come from the reply's typed navigation (the
 ``restart`` nav and the ``change`` navs with their slot); a click sends the nav's ``value``,
 the text a person could type for the same effect, so clicks and typing share one path.
-**Compare with another GPU** lists the catalog's GPUs (vendor-built first) but the one shown.
+**Compare with another GPU** lists the catalog's GPUs (vendor-built first) but the one shown;
+the card it leads to, like every card with alternatives, sets them beside the answer in one
+table (``bot/slack/cards/options.py``).
 **Show the math**, **Show the charts**, **Request a formal quote** and the overflow menu's
 **Export brief** (vendor team only) act on the result the card shows (its version is in the
 block id).
@@ -16,6 +18,7 @@ from functools import cache
 
 from bot.slack.cards import ids, parts, vram
 from bot.slack.cards.numbers import config_line, fields
+from bot.slack.cards.options import options_blocks
 from bot.slack.cards.shared import answers_line, error_line, notices, step_lines
 from bot.slack.cards.words import Words
 from bot.slack.escape import clip_md
@@ -85,6 +88,7 @@ def card_message(reply: Reply, key: ConversationKey, w: Words) -> Payload:
             [f"*{w.md(msg('slack.card.alternatives'))}*"]
             + ["• " + w.md(msg("slack.card.alternative", label=a.label, summary=a.summary))
                for a in rec.alternatives[:MAX_ALTERNATIVES]])))
+        blocks.extend(options_blocks(rec, w))
     if rec.assumptions:
         blocks.append(parts.context(f"{w.md(msg('slack.card.assumptions'))} "
                                     + " · ".join(w.md(a) for a in rec.assumptions)))
