@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "alternatives", "compiled", "entries", "key", "loose", "noise_words",
-           "raw", "terms"]
+__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
+           "key", "loose", "noise_words", "raw", "terms"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -103,6 +103,7 @@ class Lexicon(BaseModel):
     #: the readers' words, by meaning ('roles', 'items', 'at_once'): each list is one
     #: alternation of a recogniser's pattern, named there
     words: dict[str, list[str]] = {}
+    fractions: dict[str, int] = {}  # a share said in words: one in how many ('a third': 3)
 
 
 @cache
@@ -222,3 +223,13 @@ def terms(name: str) -> str:
     """Both languages' words of one meaning as one group, ready to sit in a pattern: escaped,
     longest first (an alternation then takes a whole phrase, never its start)."""
     return "(?:" + "|".join(_term(w) for w in entries(name)) + ")"
+
+
+def fractions() -> dict[str, float]:
+    """Both languages' shares said in words, as fractions ('a third' -> 1/3)."""
+    return {w: 1 / n for lang in LANGS for w, n in raw(lang).fractions.items()}
+
+
+def alternation(words: Iterable[str]) -> str:
+    """Words as one group of a pattern: escaped, longest first."""
+    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + ")"
