@@ -214,8 +214,8 @@ def entries(name: str) -> list[str]:
 
 
 def _term(word: str) -> str:
-    """One entry as a pattern: escaped, a trailing '*' for any ending ('concurren*')."""
-    return re.escape(word[:-1]) + r"\w*" if word.endswith("*") else re.escape(word)
+    """One entry as a pattern: escaped, a '*' for any letters ('concurren*', 'reparti* sur')."""
+    return r"\w*".join(re.escape(part) for part in word.split("*"))
 
 
 @cache
