@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
-           "key", "loose", "noise_words", "raw", "terms"]
+__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "approximately", "compiled",
+           "entries", "fractions", "key", "loose", "noise_words", "raw", "terms"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -104,6 +104,7 @@ class Lexicon(BaseModel):
     #: alternation of a recogniser's pattern, named there
     words: dict[str, list[str]] = {}
     fractions: dict[str, int] = {}  # a share said in words: one in how many ('a third': 3)
+    approximate: dict[str, int] = {}  # a count said roughly ('une cinquantaine': 50)
 
 
 @cache
@@ -228,6 +229,11 @@ def terms(name: str) -> str:
 def fractions() -> dict[str, float]:
     """Both languages' shares said in words, as fractions ('a third' -> 1/3)."""
     return {w: 1 / n for lang in LANGS for w, n in raw(lang).fractions.items()}
+
+
+def approximately() -> dict[str, int]:
+    """Both languages' counts said roughly ('a dozen', 'une cinquantaine') and their number."""
+    return {w: n for lang in LANGS for w, n in raw(lang).approximate.items()}
 
 
 def alternation(words: Iterable[str]) -> str:
