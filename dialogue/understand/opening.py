@@ -24,6 +24,7 @@ from datetime import date
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
+from dialogue.understand.lexicon import terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
@@ -59,34 +60,25 @@ _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 _OWN: tuple[Recogniser, ...] = (
     Recogniser(("target_tokens_per_s",), _rx(
-        r"\bno (?:throughput |speed )?target\b|\bpas d'objectif(?: de debit)?\b|\bsans objectif"
-        r"\b|\baucun objectif\b|\bno speed requirement\b"), lambda m, c: {
+        rf"\b{terms('no_target_said')}\b"), lambda m, c: {
             "target_tokens_per_s": None},
         cues=("target", "objectif", "requirement")),
     # a total's words go with it ('a throughput of 3000 tok/s', '300 tok/s in total')
     Recogniser(("target_tokens_per_s",), _rx(
-        r"(?:\b(?:an? |une? )?(?:total |aggregate |overall |global )?(?:throughput|debit|output"
-        r" rate)(?: total| global)?(?: target| cible)?(?: of| de|:|=)?\s*)?"
-        rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*(?:in total|au total|en tout|total|overall"
-        r"|aggregate|combined|altogether|for everyone|for all|pour tout le monde|pour tous)\b)?"),
+        rf"(?:\b(?:{terms('one_article')} )?(?:{terms('total_before')} )?{terms('throughput')}"
+        rf"(?: {terms('total_after')})?(?: {terms('target_word')})?(?:\s?{terms('of_eq')})?\s*)?"
+        rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser(("concurrency",), _rx(
-        rf"(?P<v>{_N}\s*(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?"
-        r"|sessions?|streams?|concurrent|clients?|utilisateurs?|requetes?|conversations?"
-        r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|concurrent(?:e|es|s)?|paralleles?"
-        r"|en parallele|a la fois|en meme temps"
-        r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
-        r"|at peak|actifs?|en pointe|au pic|en pic)\b)?)"),
+        rf"(?P<v>{_N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
+        rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser(("concurrency",), _rx(
-        rf"(?P<v>{_N})\s*(?:(?:of|among)\s+(?:our|the|them|its)\s+|(?:de|parmi)\s+(?:nos|notre"
-        rf"|ces|nos)\s+)?(?:people|persons|personnes|users?|utilisateurs?|{HEADS})?\s*"
-        rf"(?:at once|at the same"
-        r" time|concurrently|simultaneously|in parallel|en meme temps|a la fois|simultanement"
-        r"|en simultane|simultanees?|en parallele)"),
+        rf"(?P<v>{_N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
+        rf"{terms('said_at_once')}"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
@@ -94,46 +86,40 @@ _OWN: tuple[Recogniser, ...] = (
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser(("context",), _rx(
-        rf"(?P<v>{_CTX_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?s?"
-        r"|ctx)\b(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
+        rf"(?P<v>{_CTX_N}\s*(?:{terms('tokens_of')}\s+)?{terms('context_word')}\b"
+        r"(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
     Recogniser(("context",), _rx(
-        rf"\b(?:contexte?s?|ctx)(?: lengths?| windows?)?(?: of| window of| de|:|=)?\s*"
-        rf"(?P<v>{_N})(?:\s*(?:tokens?|jetons?))?"), _CONTEXT, cues=("context", "ctx")),
+        rf"\b{terms('context_word')}(?: {terms('length_window')})?(?:\s?{terms('context_of')})?"
+        rf"\s*(?P<v>{_N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser(("train_tokens",), _rx(
-        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|millions?|billions?|trillions?|bn"
-        r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b)"),
+        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
+        rf"{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("token", "jeton")),
     Recogniser(("deadline_days",), _rx(
-        rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
-        r"(?:days?|weeks?|months?|years?|hours?|hrs?|jours?|semaines?|mois|ans|annees?|heures?)\b"
-        r"(?!\s+(?:a|an|per|par|each|every|chaque)\s+(?:day|week|month|jour|semaine|mois)\b"
-        r"|\s+(?:of|d'|de)\s*(?!(?:compute|calcul|training|entrainement|gpu)\b)[a-z])"
-        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),  # not '8 hours a day',
+        rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}\s*{terms('duration_units')}\b"
+        rf"(?!\s+{terms('every')}\s+{terms('period_unit')}\b"
+        rf"|\s+{terms('of_amount')}\s*(?!{terms('compute')}\b)[a-z])"
+        rf"(?:\s+{terms('at_most_after')})?)"),  # not '8 hours a day',
         # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
               "heure")),
     Recogniser(("int4",), _rx(
-        r"\b(?:no|not|never|without|sans|pas d'|pas de|pas|jamais|avoid\w*|eviter?|rather not"
-        r"(?: use)?|don't want|ni|(?:can't|cannot|won't|don't|do not) (?:use|run|do|accept))"
-        r"\s*(?:(?:at|in|en|a|utiliser|de|du|d')\s+)*(?:l')?(?:int4|4-?bits?|4 bits?"
-        r"|quanti[sz]ation|quantification)\b|\b(?:int4|4-?bit|quanti[sz]ation|quantification)"
-        r"\s+(?:is\s+|est\s+)?(?:not\s+ok|not\s+acceptable|not\s+allowed|out of the question"
-        r"|no|pas acceptable|pas possible|non|exclue?|interdite?|inacceptable)\b"),
+        rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
+        rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
         lambda m, c: {"int4": False}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     Recogniser(("int4",), _rx(
-        r"\b(?:int4|4-?bit|quanti[sz]ation)\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable"
-        r"|allowed|yes|oui|acceptee?|possible)\b"  # 'run it at 4-bit', 'quantifié en 4 bits'
-        r"|(?<!not )(?<!pas )\b(?:(?:at|in|en|to|a|accept\w*|ok with|fine with)|quanti[sfz]\w*"
-        r"(?: (?:to|in|en|a))?) (?:l'|the )?(?:int4|4-?bits?|4 bits?)\b"
-        r"|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
+        rf"\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('accepted_after')}\b"
+        # 'run it at 4-bit', 'quantifié en 4 bits'
+        rf"|(?<!not )(?<!pas )\b{terms('int4_at')} (?:l'|the )?{terms('int4_bits')}\b"
+        rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
         lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
     Recogniser(("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser(("int4",), _rx(
-        r"\b(?:int4|awq|gptq|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b"),
+        rf"\b{terms('quantized')}(?:[-_ ]{terms('quantized_tail')}\b)*\b"),
         lambda m, c: {"int4": True}, frozenset({"int4"}),
         cues=("int4", "awq", "gptq", "w4a16")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
@@ -156,8 +142,7 @@ _OWN: tuple[Recogniser, ...] = (
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
 #: what says a count of users is of users at once ('64 concurrent users', '64 users at once')
-_AT_ONCE_SAID = re.compile(r"concurren|simultan|parallel|active|actifs?\b|a la fois|meme temps"
-                           r"|at once|same time|at peak|pointe|\bpic\b")
+_AT_ONCE_SAID = re.compile(rf"{terms('at_once_hints')}|actifs?\b|\bpic\b")
 _USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
 
 
@@ -327,7 +312,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
 
 
 #: one thing's length said apart from its count ('50k emails a day, 500 tokens each')
-_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+(?:each|apiece|chacun|chacune)\b")
+_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+{terms('apiece')}\b")
 
 
 def _each(rest: str, found: Found) -> str:
