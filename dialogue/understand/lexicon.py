@@ -16,14 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "approximately", "compiled",
-           "entries", "fractions", "key", "loose", "noise_words", "raw", "terms"]
+__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
+           "key", "loose", "noise_words", "numbered", "raw", "terms"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -105,6 +106,8 @@ class Lexicon(BaseModel):
     words: dict[str, list[str]] = {}
     fractions: dict[str, int] = {}  # a share said in words: one in how many ('a third': 3)
     approximate: dict[str, int] = {}  # a count said roughly ('une cinquantaine': 50)
+    weekdays: dict[str, int] = {}  # Monday 0
+    months: dict[str, int] = {}  # January 1
 
 
 @cache
@@ -231,9 +234,10 @@ def fractions() -> dict[str, float]:
     return {w: 1 / n for lang in LANGS for w, n in raw(lang).fractions.items()}
 
 
-def approximately() -> dict[str, int]:
-    """Both languages' counts said roughly ('a dozen', 'une cinquantaine') and their number."""
-    return {w: n for lang in LANGS for w, n in raw(lang).approximate.items()}
+def numbered(table: Literal["approximate", "weekdays", "months"]) -> dict[str, int]:
+    """Both languages' words of a table that gives each a number ('a dozen' 12, 'vendredi' 4,
+    'mars' 3)."""
+    return {w: n for lang in LANGS for w, n in getattr(raw(lang), table).items()}
 
 
 def alternation(words: Iterable[str]) -> str:

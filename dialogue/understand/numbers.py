@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternation, approximately, terms
+from dialogue.understand.lexicon import alternation, numbered, terms
 from dialogue.understand.text import fold, shown, words
 from engine.units import Kind, Lang, quantity
 from engine.wording import Message, msg
@@ -89,7 +89,7 @@ _ONE_OF = re.compile(
 
 
 #: 'une cinquantaine', 'a dozen': about that many (folded text)
-_ABOUT = approximately()
+_ABOUT = numbered("approximate")
 _ABOUT_RE = re.compile(
     rf"(?<![\w.])(?:(?P<n>\d+)\s+|(?:une?|a)\s+)(?P<w>{alternation(_ABOUT)})s?(?![\w'])"
     r"(?:\s+(?:de\s+|d'|of\s+))?")
