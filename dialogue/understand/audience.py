@@ -61,7 +61,7 @@ def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
 
 #: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
 #: share of them at once, said together (before 'users' is read as requests at once)
-SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
+SHARE_OF_PEOPLE = Recogniser("share_of_people", ("users_total", "concurrency"), re.compile(
     rf"{N}\s*(?:(?:de\s+|d'|of\s+)?{terms('their')}\s+)?(?:{HEADS}|{terms('people')})\b"
     rf"(?:\s+{terms('share_joiners')})*"
     rf"\s+(?:(?P<lead>{_LEAD})\s+(?:of\s+|de\s+|at\s+|a\s+|:\s*)?)?"
@@ -81,7 +81,7 @@ def _over_a_period(m: re.Match[str], ctx: Context) -> Reading | None:
 
 #: '2 million monthly users', '50k DAU', '300 000 utilisateurs mensuels': people in total,
 #: the peak at once asked (never the share a bare headcount assumes)
-OVER_A_PERIOD = Recogniser(("users_total",), re.compile(
+OVER_A_PERIOD = Recogniser("people_over_a_period", ("users_total",), re.compile(
     rf"{N}\s*(?:{terms('periodic_before')}\s+(?:{terms('active')}\s+)?{terms('visitors')}"
     rf"|{terms('period_counts')}\b"
     rf"|{terms('visitors')}\s+(?:{terms('active')}\s+)?{terms('periodic_after')})"),

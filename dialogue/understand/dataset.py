@@ -98,14 +98,14 @@ def budget(examples: float, each: float, passes: float = 1) -> float | None:
 
 #: examples, wherever said; anything else counted, in a training request only (the costly
 #: reading of every count beside every item word is not paid elsewhere)
-EXAMPLES = (Recogniser(("train_tokens", "examples"), _counted(_UNITS), _examples,
+EXAMPLES = (Recogniser("examples", ("train_tokens", "examples"), _counted(_UNITS), _examples,
                        cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
                              "echantil", "ligne")),
-            Recogniser(("train_tokens", "examples"), _counted(_SAID), _examples,
+            Recogniser("training_items", ("train_tokens", "examples"), _counted(_SAID), _examples,
                        cues=(*ITEM_CUES, "conversation", "dialog", "chat", "transcri", "messag",
                              "question", "qa", "q&a"), training_only=True),
-            Recogniser(("train_tokens",), _ON_DISK, _on_disk, frozenset({"train_tokens"}),
-                       cues=("b ", "o "), training_only=True))
+            Recogniser("size_on_disk", ("train_tokens",), _ON_DISK, _on_disk,
+                       frozenset({"train_tokens"}), cues=("b ", "o "), training_only=True))
 
 
 def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:

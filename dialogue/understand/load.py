@@ -83,8 +83,10 @@ class Context:
 
 @dataclass(frozen=True)
 class Recogniser:
-    """One phrase: its pattern (on folded text), the answers it reads, what it assumes."""
+    """One phrase: its name (what the order of the readers is written with), its pattern (on
+    folded text, its words the lexicon's), the answers it reads, what it assumes."""
 
+    name: str
     keys: tuple[str, ...]
     rx: re.Pattern[str]
     read: Callable[[re.Match[str], Context], Reading | None]
@@ -267,75 +269,77 @@ _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
+    Recogniser("speed_per_user", ("per_user_tokens_per_s",),
+               re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
                _rate(1, 10_000, "per_user_tokens_per_s"),
         cues=("tok", "tps", "jeton", "t/s")),
-    Recogniser(("per_user_tokens_per_s",), re.compile(
+    Recogniser("speed_like_chatgpt", ("per_user_tokens_per_s",), re.compile(
         rf"\b{terms('as_fast_as')}\s+(?:{terms('the')}\s+)?{terms('chat_assistants')}\b"
         rf"|\b{terms('chatgpt_like')}\b"),
         _fixed("per_user_tokens_per_s", lambda: assumptions().chatgpt_tokens_per_s),
         _ASSUMED_SPEED,
         cues=("chat", "gpt", "openai", "claude", "gemini")),
-    Recogniser(("per_user_tokens_per_s",), re.compile(
+    Recogniser("reading_speed", ("per_user_tokens_per_s",), re.compile(
         rf"\b{terms('reading_speed')}\b"),
         _fixed("per_user_tokens_per_s", lambda: float(catalog().policy.comfortable_tokens_per_s)),
         _ASSUMED_SPEED,
         cues=("read", "lecture")),
-    Recogniser(("ttft_s",), re.compile(
+    Recogniser("first_token_after", ("ttft_s",), re.compile(
         rf"\b{terms('first_token')}\s*{_WITHIN}{_SECS}"), _ttft,
         cues=("token", "ttft", "jeton")),
     # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'
-    Recogniser(("ttft_s",), re.compile(
+    Recogniser("first_token_before", ("ttft_s",), re.compile(
         rf"{_WITHIN}{_SECS}\s*{terms('for_the')}\s+(?:{terms('the')}\s+)?"
         rf"{terms('first_token')}\b"), _ttft,
         cues=("token", "ttft", "jeton")),
     # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
     # token (streamed answers); assumed, so the reply says so and offers the change
-    Recogniser(("ttft_s",), re.compile(
+    Recogniser("latency", ("ttft_s",), re.compile(
         rf"\b{terms('latency')}"
         rf"(?:\s+(?:p\d{{2}}|{terms('central')}))?\s*"  # 'latency p95 ...'
         rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
         cues=("laten", "respon", "repons", "repond", "answer", "repl")),
-    Recogniser(("requests_per_s",), re.compile(rf"{N}\s*{terms('rps')}\b"),
+    Recogniser("requests_per_second", ("requests_per_s",), re.compile(rf"{N}\s*{terms('rps')}\b"),
                _per_second,
         cues=("rps", "qps", "/s")),
-    Recogniser(("requests_per_s",), _per_period("short_periods"), _per_second,
+    Recogniser("rate_short", ("requests_per_s",), _per_period("short_periods"), _per_second,
         cues=_PER_PERIOD_CUES),
     # a count by the day, the week or the month is spread evenly over it: assumed, said so
     # (the busiest hour is higher: the person sees the rate and changes it)
-    Recogniser(("requests_per_s",), _per_period("long_periods"),
+    Recogniser("rate_long", ("requests_per_s",), _per_period("long_periods"),
                _per_second, frozenset({"requests_per_s"}), cues=_PER_PERIOD_CUES),
     # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
-    Recogniser(("prompt_tokens", "output_tokens"), re.compile(
+    Recogniser("prompt_and_answer", ("prompt_tokens", "output_tokens"), re.compile(
         rf"{N}\s*{TOK}?\s+in\s*{terms('pair_joiners')}?\s*{N2}\s*{TOK}?\s+out\b"), _in_out,
         cues=(" in ",)),
-    Recogniser(("prompt_tokens",), re.compile(
+    Recogniser("prompt", ("prompt_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('prompt_after')}"
         rf"|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
         rf"|{terms('prompt_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
         rf"{N2}\s*{TOK}?"), _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
-    Recogniser(("output_tokens",), re.compile(
+    Recogniser("answer", ("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
         rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
         rf"{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               " out ")),
-    Recogniser(("documents", "document_tokens"), re.compile(
+    Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),
-    Recogniser(("users_total", "concurrency"), re.compile(
+    Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{HEADS}|{terms('headcount_people')})"
         rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')}))?)\b"
         rf"{NOT_AT_ONCE}"), _headcount,
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
-    Recogniser(("nodes_owned",), re.compile(  # not a GPU's name ('RTX PRO 6000 Server')
+    # not a GPU's name ('RTX PRO 6000 Server')
+    Recogniser("servers_owned", ("nodes_owned",), re.compile(
         rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
-    Recogniser(("gpus_per_node",), re.compile(
+    Recogniser("gpus_per_node", ("gpus_per_node",), re.compile(
         rf"{N}\s*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )

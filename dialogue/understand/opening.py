@@ -59,44 +59,45 @@ _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
 _OWN: tuple[Recogniser, ...] = (
-    Recogniser(("target_tokens_per_s",), _rx(
+    Recogniser("no_target", ("target_tokens_per_s",), _rx(
         rf"\b{terms('no_target_said')}\b"), lambda m, c: {
             "target_tokens_per_s": None},
         cues=("target", "objectif", "requirement")),
     # a total's words go with it ('a throughput of 3000 tok/s', '300 tok/s in total')
-    Recogniser(("target_tokens_per_s",), _rx(
+    Recogniser("throughput", ("target_tokens_per_s",), _rx(
         rf"(?:\b(?:{terms('one_article')} )?(?:{terms('total_before')} )?{terms('throughput')}"
         rf"(?: {terms('total_after')})?(?: {terms('target_word')})?(?:\s?{terms('of_eq')})?\s*)?"
         rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
-    Recogniser(("concurrency",), _rx(
+    Recogniser("users_at_once", ("concurrency",), _rx(
         rf"(?P<v>{_N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
         rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
-    Recogniser(("concurrency",), _rx(
+    Recogniser("people_at_once", ("concurrency",), _rx(
         rf"(?P<v>{_N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
         rf"{terms('said_at_once')}"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
-    Recogniser(("concurrency",), _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{_N})"),
+    Recogniser("concurrency_named", ("concurrency",),
+               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{_N})"),
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
-    Recogniser(("context",), _rx(
+    Recogniser("context_after", ("context",), _rx(
         rf"(?P<v>{_CTX_N}\s*(?:{terms('tokens_of')}\s+)?{terms('context_word')}\b"
         r"(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
-    Recogniser(("context",), _rx(
+    Recogniser("context_before", ("context",), _rx(
         rf"\b{terms('context_word')}(?: {terms('length_window')})?(?:\s?{terms('context_of')})?"
         rf"\s*(?P<v>{_N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
-    Recogniser(("train_tokens",), _rx(
+    Recogniser("training_budget", ("train_tokens",), _rx(
         rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
         rf"{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("token", "jeton")),
-    Recogniser(("deadline_days",), _rx(
+    Recogniser("deadline", ("deadline_days",), _rx(
         rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}\s*{terms('duration_units')}\b"
         rf"(?!\s+{terms('every')}\s+{terms('period_unit')}\b"
         rf"|\s+{terms('of_amount')}\s*(?!{terms('compute')}\b)[a-z])"
@@ -105,38 +106,38 @@ _OWN: tuple[Recogniser, ...] = (
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
               "heure")),
-    Recogniser(("int4",), _rx(
+    Recogniser("int4_refused", ("int4",), _rx(
         rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
         rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
         lambda m, c: {"int4": False}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
-    Recogniser(("int4",), _rx(
+    Recogniser("int4_accepted", ("int4",), _rx(
         rf"\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('accepted_after')}\b"
         # 'run it at 4-bit', 'quantifié en 4 bits'
         rf"|(?<!not )(?<!pas )\b{terms('int4_at')} (?:l'|the )?{terms('int4_bits')}\b"
         rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
         lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
-    Recogniser(("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
+    Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
-    Recogniser(("int4",), _rx(
+    Recogniser("quantized_checkpoint", ("int4",), _rx(
         rf"\b{terms('quantized')}(?:[-_ ]{terms('quantized_tail')}\b)*\b"),
         lambda m, c: {"int4": True}, frozenset({"int4"}),
         cues=("int4", "awq", "gptq", "w4a16")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
-    Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
+    Recogniser("bare_k", ("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
                cues=("k",)),
-    Recogniser(("interconnect",), _rx(names.LINK_RE),
+    Recogniser("link", ("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
     # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
-    Recogniser(("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
+    Recogniser("infiniband_alone", ("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
                _one("interconnect", lambda s, c: names.interconnect(s)),
                frozenset({"interconnect"}), cues=("infiniband", "ib")),
     # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
-    Recogniser(("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
+    Recogniser("kv_format", ("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
                lambda m, c: {"kv_precision": names.kv_format(m)}, cues=("kv",)),
     # a weight format ('in FP8', 'en bf16', '16-bit weights'); not a KV cache's ('FP8 KV')
-    Recogniser(("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
+    Recogniser("weight_format", ("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
                lambda m, c: {"precision": names.precision(m.group("v"))}
                if names.weights_format_at(m.string, m.start(), m.end()) else None,
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
@@ -156,24 +157,35 @@ def _users(said: str) -> Reading:
 
 
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
-_MANY_USERS = Recogniser(("users_total",), _rx(
+_MANY_USERS = Recogniser("many_users", ("users_total",), _rx(
     rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
     frozenset({"concurrency"}), cues=("user", "utilisateur"))
-_BY_NAME = {r.keys: r for r in load.RECOGNISERS}
-#: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
-#: answer lengths before a bare '8k', more users than are ever at once before 'users' (a
-#: count at once), a headcount after it, documents before days.
-RECOGNISERS: tuple[Recogniser, ...] = (
-    _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
-    *dataset.EXAMPLES,  # '20k examples of 1k tokens': a budget, not a 20k context
-    *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
-                                                ("prompt_tokens", "output_tokens"),
-                                                ("prompt_tokens",), ("output_tokens",),
-                                                ("documents", "document_tokens"))],
-    SHARE_OF_PEOPLE, OVER_A_PERIOD, _MANY_USERS, *_OWN[1:5],
-    _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
-    _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
+#: The order the recognisers run in, by name: each takes its span out of the sentence, so
+#: one that runs first wins the words it reads. A per-user speed before an aggregate rate;
+#: examples before anything counted ('20k examples of 1k tokens' is a budget, not a 20k
+#: context); requests/s and prompt and answer lengths before a bare '8k'; documents before
+#: days; a share of people and people over a period before users at once; more users than
+#: are ever at once before 'users' (a count at once), a headcount after it; a bare '8k'
+#: after every named length.
+ORDER: tuple[str, ...] = (
+    "no_target", "speed_per_user", "speed_like_chatgpt", "reading_speed",
+    "examples", "training_items", "size_on_disk",
+    "first_token_after", "first_token_before", "latency",
+    "requests_per_second", "rate_short", "rate_long",
+    "prompt_and_answer", "prompt", "answer", "documents",
+    "share_of_people", "people_over_a_period", "many_users",
+    "throughput", "users_at_once", "people_at_once", "concurrency_named",
+    "headcount",
+    "context_after", "context_before", "training_budget", "deadline",
+    "int4_refused", "int4_accepted", "mxfp4", "quantized_checkpoint", "bare_k",
+    "link", "infiniband_alone", "kv_format", "weight_format",
+    "gpus_per_node", "servers_owned",
 )
+_ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
+                            OVER_A_PERIOD, _MANY_USERS)}
+if set(_ALL) != set(ORDER):  # a recogniser left out of the order, or a name no one has
+    raise RuntimeError(f"recognisers and their order differ: {set(_ALL) ^ set(ORDER)}")
+RECOGNISERS: tuple[Recogniser, ...] = tuple(_ALL[name] for name in ORDER)
 
 
 @dataclass
