@@ -28,15 +28,14 @@ from dialogue.understand.lexicon import terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
-from dialogue.understand.patterns import HEADS, TOK, N, number
+from dialogue.understand.patterns import HEADS, TOK, N, counted, number
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Kind, Lang
 from engine.wording import msg
 
-_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
 #: a number before 'context' is never in billions ('llama 3.3 70b contexte 16k': the model's)
-_CTX_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*(?:k|m|thousand|million|mille)?)(?![a-z0-9])"
+_CTX_N = counted("n", terms("context_scales"))
 _MINUS = re.compile(rf"(?:^|\s)[-\u2212]\s*{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
 
@@ -67,23 +66,23 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser("throughput", ("target_tokens_per_s",), _rx(
         rf"(?:\b(?:{terms('one_article')} )?(?:{terms('total_before')} )?{terms('throughput')}"
         rf"(?: {terms('total_after')})?(?: {terms('target_word')})?(?:\s?{terms('of_eq')})?\s*)?"
-        rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
+        rf"(?P<v>{N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser("users_at_once", ("concurrency",), _rx(
-        rf"(?P<v>{_N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
+        rf"(?P<v>{N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
         rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
     Recogniser("people_at_once", ("concurrency",), _rx(
-        rf"(?P<v>{_N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
+        rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
         rf"{terms('said_at_once')}"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
     Recogniser("concurrency_named", ("concurrency",),
-               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{_N})"),
+               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"),
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser("context_after", ("context",), _rx(
@@ -91,7 +90,7 @@ _OWN: tuple[Recogniser, ...] = (
         r"(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("context_before", ("context",), _rx(
         rf"\b{terms('context_word')}(?: {terms('length_window')})?(?:\s?{terms('context_of')})?"
-        rf"\s*(?P<v>{_N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
+        rf"\s*(?P<v>{N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("training_budget", ("train_tokens",), _rx(
         rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
         rf"{TOK}\b)"),
@@ -158,7 +157,7 @@ def _users(said: str) -> Reading:
 
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
 _MANY_USERS = Recogniser("many_users", ("users_total",), _rx(
-    rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
+    rf"{N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
     frozenset({"concurrency"}), cues=("user", "utilisateur"))
 #: The order the recognisers run in, by name: each takes its span out of the sentence, so
 #: one that runs first wins the words it reads. A per-user speed before an aggregate rate;

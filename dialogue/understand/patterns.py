@@ -15,10 +15,15 @@ import re
 from dialogue.understand.lexicon import entries, terms
 from engine.units import NUMBER, SCALE, Kind, Lang, quantity
 
-#: A number and its scale word ('50k', '1.5 million'), never part of a word or after a minus.
-N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
-N2 = rf"(?<![\w.\-\u2212])(?P<m>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
-N3 = rf"(?<![\w.\-\u2212])(?P<k>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"
+
+def counted(group: str, scale: str = SCALE) -> str:
+    """The one pattern of a number as people write it: its scale word maybe after it ('50k',
+    '1.5 million'), never part of a word or after a minus, in its own named group (so one
+    pattern can hold three); ``scale`` narrows the scales it takes."""
+    return rf"(?<![\w.\-\u2212])(?P<{group}>{NUMBER}\s*{scale}?)(?![a-z0-9])"
+
+
+N, N2, N3 = counted("n"), counted("m"), counted("k")
 TOK = terms("tokens")
 #: Who a headcount counts ('200 employees', '25 devs', '150 commerciaux'), as folded text:
 #: the lexicon's roles. At once only when said so. The cheap test of the headcount
