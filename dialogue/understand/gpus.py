@@ -22,6 +22,9 @@ from engine.catalog import UnknownEntry, catalog, normalize
 from engine.wording import msg
 
 _GPU_COUNT = re.compile(r"^(?:(?P<n>\d+)\s*(?:x|×)\s*|(?P<m>\d+)\s+)")
+#: what may open a GPU answer ('on our H100s', 'sur nos H100'), taken off before the name
+_LEAD = re.compile(rf"^{terms('gpu_lead')}\s+", re.I)
+_OUR = re.compile(rf"^{terms('our_the')}\s+", re.I)
 _GPU_SIZE = re.compile(r"\s*\(\s*\d+(?:[.,]\d+)?\s*(?:gb|go)\s*\)\s*$", re.I)
 
 
@@ -30,8 +33,7 @@ def gpu_candidates(said: str) -> tuple[str, ...]:
     """What a person may type for a GPU, bare: '8x H100s' -> 'H100s', 'H100'; a label
     read off a button 'NVIDIA L40S (48 GB)' -> 'NVIDIA L40S'."""
     t = _GPU_SIZE.sub("", " ".join(said.split()))
-    t = re.sub(rf"^{terms('gpu_lead')}\s+", "", t, flags=re.I)
-    t = re.sub(rf"^{terms('our_the')}\s+", "", t, flags=re.I)
+    t = _OUR.sub("", _LEAD.sub("", t))
     t = _GPU_COUNT.sub("", t, count=1) or t
     out = [t]
     if t.lower().endswith("s") and not t.lower().endswith(("l40s", "gpus")):
@@ -41,9 +43,7 @@ def gpu_candidates(said: str) -> tuple[str, ...]:
 
 def gpu_count(said: str) -> int | None:
     """The count before a GPU name ('4x L40S', '8 H100') within the engine's bound."""
-    t = re.sub(rf"^{terms('gpu_lead')}\s+", "", said.strip(),
-               flags=re.I)
-    t = re.sub(rf"^{terms('our_the')}\s+", "", t, flags=re.I)
+    t = _OUR.sub("", _LEAD.sub("", said.strip()))
     m = _GPU_COUNT.match(t)
     if m is None:
         return None

@@ -24,7 +24,7 @@ from dialogue.understand.text import fold
 from engine.units import Lang
 
 __all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
-           "key", "loose", "noise_words", "numbered", "raw", "terms"]
+           "key", "loose", "noise_words", "numbered", "raw", "terms", "unread"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -208,13 +208,24 @@ def noise_words() -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
+#: the names of ``[words]`` the readers asked for (a list no reader names is read nowhere)
+_NAMED: set[str] = set()
+
+
 def entries(name: str) -> list[str]:
     """Both languages' words of one meaning (``[words]``), longest first. A name no file holds
     fails at import, never on a customer's message."""
+    _NAMED.add(name)
     found = {w for lang in LANGS for w in raw(lang).words.get(name, [])}
     if not found:
         raise KeyError(f"the lexicon has no words named {name!r}")
     return sorted(found, key=lambda w: (-len(w), w))
+
+
+def unread() -> set[str]:
+    """The lists of ``[words]`` no reader imported so far has named: words added there that
+    nothing would ever read."""
+    return {name for lang in LANGS for name in raw(lang).words} - _NAMED
 
 
 def _term(word: str) -> str:

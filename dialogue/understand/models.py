@@ -141,8 +141,11 @@ def _named(said: str, lang: Lang) -> Reading:
     raise _unsure(said, list(found.candidates), lang)
 
 
+_MODEL_LEAD = re.compile(rf"^{terms('model_lead')}\s+")
+
+
 def _bare(said: str) -> str:
-    return re.sub(rf"^{terms('model_lead')}\s+", "", fold(said)).strip()
+    return _MODEL_LEAD.sub("", fold(said)).strip()
 
 
 def _unsure(said: str, candidates: list[str], lang: Lang,
