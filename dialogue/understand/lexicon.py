@@ -88,6 +88,11 @@ class _Noise(BaseModel):
     words: list[str]
 
 
+class _Markers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str] = []
+
+
 class Lexicon(BaseModel):
     """One language's file, validated at load (a typo in the data fails there, not on a
     customer's message)."""
@@ -108,6 +113,9 @@ class Lexicon(BaseModel):
     approximate: dict[str, int] = {}  # a count said roughly ('une cinquantaine': 50)
     weekdays: dict[str, int] = {}  # Monday 0
     months: dict[str, int] = {}  # January 1
+    #: navigation words said as the whole message, and what each does
+    commands: dict[str, Literal["back", "help", "restart", "cancel"]] = {}
+    markers: _Markers = _Markers()  # the words that tell this language from the other
 
 
 @cache
