@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import alternation, fractions, terms
 from dialogue.understand.load import (
     Context,
     Reading,
@@ -29,20 +30,14 @@ __all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE", "share_alone"]
 
 
 #: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
-_FRACTIONS = {"half": 1 / 2, "a half": 1 / 2, "la moitie": 1 / 2, "moitie": 1 / 2,
-              "a third": 1 / 3, "one third": 1 / 3, "un tiers": 1 / 3, "a quarter": 1 / 4,
-              "one quarter": 1 / 4, "un quart": 1 / 4, "a fifth": 1 / 5,
-              "un cinquieme": 1 / 5, "a tenth": 1 / 10, "un dixieme": 1 / 10}
-SHARE = (r"(?:(?P<a>\d+)\s*(?:in|out of|sur|/)\s*(?P<b>\d+)"
-         r"|(?P<pct>\d+(?:[.,]\d+)?)\s*(?:%|percent|per cent|pour\s?cent)"
-         rf"|(?P<frac>{'|'.join(sorted(_FRACTIONS, key=len, reverse=True))}))")
+_FRACTIONS = fractions()
+SHARE = (rf"(?:(?P<a>\d+)\s*{terms('share_of')}\s*(?P<b>\d+)"
+         rf"|(?P<pct>\d+(?:[.,]\d+)?)\s*{terms('percent')}"
+         rf"|(?P<frac>{alternation(_FRACTIONS)}))")
 #: What says, before it, that a share is of people at once ('peak 15%', 'concurrency 10 %').
-_LEAD = (r"(?:peak|at peak|pic|au pic|en pointe|concurrency|concurrence|simultaneity"
-         r"|simultaneite|active|actifs?)")
+_LEAD = terms("peak_lead")
 #: What says the share is of people at once (not of a budget, not of a context).
-ACTIVE = (r"(?:at once|at the same time|at any (?:one )?time|concurren\w*|simultane\w*"
-          r"|en meme temps|a la fois|en parallele|in parallel|en simultane|actif\w*|active"
-          r"|online|en ligne|connecte\w*|connected|at peak|au pic|aux heures de pointe)")
+ACTIVE = terms("at_once")
 
 
 def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -66,14 +61,12 @@ def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
 
 #: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
 #: share of them at once, said together (before 'users' is read as requests at once)
-SHARE_OF_PEOPLE = Recogniser(("users_total", "concurrency"), re.compile(
-    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?(?:nos|our|the|ses|leurs|their)\s+)?(?:{HEADS}|people"
-    r"|persons|personnes|users?|utilisateurs?)\b(?:\s+(?:with|of which|of whom|dont|avec"
-    r"|where|and|et|but|mais|about|around|environ|roughly|maybe|typically|usually|so|donc))*"
+SHARE_OF_PEOPLE = Recogniser("share_of_people", ("users_total", "concurrency"), re.compile(
+    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?{terms('their')}\s+)?(?:{HEADS}|{terms('people')})\b"
+    rf"(?:\s+{terms('share_joiners')})*"
     rf"\s+(?:(?P<lead>{_LEAD})\s+(?:of\s+|de\s+|at\s+|a\s+|:\s*)?)?"
-    rf"(?:about |around |environ |~)?{SHARE}(?:\s+(?:of them|of those|d'entre eux"
-    r"|d'entre elles|parmi eux))?(?:\s+(?:are|is|sont|est|will be|seront|being|etant"
-    rf"|would be|serait|seraient))?(?(lead)(?:\s+{ACTIVE})?|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
+    rf"(?:{terms('about')}\s*)?{SHARE}(?:\s+{terms('of_them')})?(?:\s+{terms('are')})?"
+    rf"(?(lead)(?:\s+{ACTIVE})?|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
     _share_at_once,
     cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
           "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))
@@ -88,10 +81,10 @@ def _over_a_period(m: re.Match[str], ctx: Context) -> Reading | None:
 
 #: '2 million monthly users', '50k DAU', '300 000 utilisateurs mensuels': people in total,
 #: the peak at once asked (never the share a bare headcount assumes)
-OVER_A_PERIOD = Recogniser(("users_total",), re.compile(
-    rf"{N}\s*(?:(?:monthly|daily|weekly)\s+(?:active\s+)?(?:users?|visitors?|customers?)"
-    r"|(?:mau|dau|wau)\b|(?:utilisateurs?|visiteurs?|clients?)\s+(?:actifs?\s+)?(?:mensuels?"
-    r"|quotidiens?|hebdomadaires?|par (?:mois|jour|semaine)|chaque (?:mois|jour|semaine)))"),
+OVER_A_PERIOD = Recogniser("people_over_a_period", ("users_total",), re.compile(
+    rf"{N}\s*(?:{terms('periodic_before')}\s+(?:{terms('active')}\s+)?{terms('visitors')}"
+    rf"|{terms('period_counts')}\b"
+    rf"|{terms('visitors')}\s+(?:{terms('active')}\s+)?{terms('periodic_after')})"),
     _over_a_period,
     cues=("monthly", "daily", "weekly", "mau", "dau", "wau", "mensuel", "quotidien",
           "hebdo", "par mois", "par jour", "par semaine", "chaque"))
@@ -100,10 +93,8 @@ OVER_A_PERIOD = Recogniser(("users_total",), re.compile(
 #: A share at once said alone, of people counted before ('half of them are online at the
 #: same time', 'et si 30 % sont connectés en même temps ?', 'un tiers connectés en même temps')
 _SHARE_ALONE = re.compile(
-    rf"(?:^|\s){SHARE}(?:\s+(?:of them|of those|of the users|of the people|of us|d'entre eux"
-    r"|d'entre elles|parmi eux|des utilisateurs|des salaries|des gens))?"
-    r"(?:\s+(?:are|is|sont|est|will be|seront|being|etant|would be|serait|seraient|were))?"
-    rf"\s+{ACTIVE}")
+    rf"(?:^|\s){SHARE}(?:\s+(?:{terms('of_them')}|{terms('of_people')}))?"
+    rf"(?:\s+{terms('are')})?\s+{ACTIVE}")
 
 
 def share_alone(folded: str) -> float | None:

@@ -15,38 +15,20 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dialogue.understand.language import chosen
+from dialogue.understand.lexicon import LANGS, raw, terms
 from dialogue.understand.text import fold
 from engine.units import Lang
 
 Kind = Literal["back", "help", "restart", "cancel", "change", "language"]
 
-WORDS: dict[str, Kind] = {
-    # English
-    "back": "back", "go back": "back", "previous": "back", "undo": "back", "prev": "back",
-    "help": "help", "?": "help", "what": "help", "why": "help", "explain": "help",
-    "what is this": "help", "what does this mean": "help", "help me": "help",
-    "restart": "restart", "start over": "restart", "start again": "restart", "reset": "restart",
-    "new sizing": "restart", "start a new sizing": "restart", "again": "restart",
-    "new": "restart",
-    "cancel": "cancel", "stop": "cancel", "quit": "cancel", "exit": "cancel", "abort": "cancel",
-    # French (folded: no accents)
-    "retour": "back", "revenir": "back", "precedent": "back", "en arriere": "back",
-    "question precedente": "back", "revenir en arriere": "back",
-    "aide": "help", "aidez-moi": "help", "aide-moi": "help", "pourquoi": "help",
-    "quoi": "help", "explique": "help", "expliquez": "help", "c'est quoi": "help",
-    "je ne comprends pas": "help", "comment": "help",
-    "recommencer": "restart", "on recommence": "restart", "recommencer a zero": "restart",
-    "repartir de zero": "restart", "nouveau": "restart", "nouveau dimensionnement": "restart",
-    "nouvelle estimation": "restart", "reinitialiser": "restart",
-    "annuler": "cancel", "arreter": "cancel", "quitter": "cancel", "abandonner": "cancel",
-    "sortir": "cancel",
-}
+#: The navigation words of both languages (the lexicon's), said as the whole message.
+WORDS: dict[str, Kind] = {w: kind for lang in LANGS for w, kind in raw(lang).commands.items()}
 _CHANGE = re.compile(
-    r"^(?:changer|change|edit|modify|update|fix|redo|set|modifier|corriger|mettre)\b"
-    r"(?:\s+(?:the|my|le|la|les|mon|ma|mes)\b|\s+l')?(?:\s*(?P<slot>.+?))?$"
+    rf"^{terms('change_verbs')}\b"
+    rf"(?:\s+{terms('my_the')}\b|\s+l')?(?:\s*(?P<slot>.+?))?$"
 )
 # "change context to 32k", "set gpu = h100", "changer le contexte à 32k": the new answer too
-_TO = re.compile(r"^(?P<name>.+?)\s*(?:\s(?:to|into|a|en|par|pour)\s|=|:)\s*(?P<value>.+)$")
+_TO = re.compile(rf"^(?P<name>.+?)\s*(?:\s{terms('change_to')}\s|=|:)\s*(?P<value>.+)$")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import terms
 from dialogue.understand.text import shown, words
 from engine.catalog import catalog
 from engine.catalog.names import known_word
@@ -28,26 +29,26 @@ from engine.units import NUMBER, Kind, Lang, quantity
 from engine.wording import msg
 
 PARAMS_MAX_B = 100_000.0  # the engine's bound (SizingRequest.params_b)
-_SCALE = r"(?:b|bn|t|m|md|mrd|billions?|trillions?|millions?|milliards?)"
+_SCALE = terms("big_scales")
 
 
 def _count(name: str) -> str:
     return rf"(?P<{name}>{NUMBER}\s*{_SCALE})"
 
 
-_MOE_WORD = r"(?:moe|mixture[- ]of[- ]experts?|sparse|experts?|melange d'experts)"
-_TOTAL_WORD = r"(?:total|in total|au total|overall|parameters? total|params? total)"
-_ACTIVE_WORD = r"(?:active|activated|actifs?|activ(?:e|es)|per token|par token|par jeton)"
-_FILL = r"(?:\s+(?:params?|parameters?|parametres?|de parametres|of|de|d'))*"
+_MOE_WORD = terms("moe")
+_TOTAL_WORD = terms("total_params")
+_ACTIVE_WORD = terms("active_params")
+_FILL = rf"(?:\s+{terms('params_fill')})*"
 
 _PATTERNS = [
     # '1T total, 32B active', '671b total / 37b active', '1000 milliards dont 32 actifs'
     re.compile(_count("total") + _FILL + rf"\s*(?:{_TOTAL_WORD})?\s*(?:{_MOE_WORD})?"
-               rf"[\s,;/]*(?:with|and|avec|et|dont|of which|mais|but)?\s*"
+               rf"[\s,;/]*{terms('and_with')}?\s*"
                + _count("active") + _FILL + rf"\s*{_ACTIVE_WORD}(?:\s*{_MOE_WORD})?"),
     # '32B active out of 1T', '32B actifs sur 1T'
-    re.compile(_count("active") + _FILL + rf"\s*{_ACTIVE_WORD}\s*(?:out of|of|from"
-               r"|sur|parmi|pour|on|/)\s*(?:a\s+|un\s+)?" + _count("total")),
+    re.compile(_count("active") + _FILL + rf"\s*{_ACTIVE_WORD}\s*{terms('out_of')}"
+               r"\s*(?:a\s+|un\s+)?" + _count("total")),
     # '30B-A3B', 'a 235b a22b model' (not inside a name: 'qwen3-30b-a3b' is the catalog's)
     re.compile(rf"(?:^|(?<=[\s,;(]))(?P<total>{NUMBER}\s*b)[\s-]*a(?P<active>{NUMBER}\s*b)\b"),
 ]
@@ -102,10 +103,10 @@ def counts(text: str, lang: Lang = "en") -> Counts | None:
 
 
 _DENSE_IN_SENTENCE = [
-    re.compile(r"\b(?:modele|model|llm)\s+(?:dense\s+)?(?:de\s+|of\s+)?" + _count("total")
-               + r"(?:\s+(?:de\s+|d')?(?:parametres?|params?|parameters?))?\b"),
-    re.compile(_count("total") + r"\s*(?:(?:de\s+|of\s+)?(?:params?|parameters?|parametres?)"
-               r"|dense(?:\s+(?:model|modele|llm))?|(?:parameter|param)\s+(?:dense\s+)?model)\b"),
+    re.compile(rf"\b{terms('model_word')}\s+(?:dense\s+)?(?:de\s+|of\s+)?" + _count("total")
+               + rf"(?:\s+(?:de\s+|d')?{terms('params')})?\b"),
+    re.compile(_count("total") + rf"\s*(?:(?:de\s+|of\s+)?{terms('params')}"
+               rf"|dense(?:\s+{terms('model_word')})?|(?:parameter|param)\s+(?:dense\s+)?model)\b"),
 ]
 
 
@@ -140,7 +141,7 @@ def find(folded: str, lang: Lang = "en") -> tuple[Counts, tuple[int, int]] | Non
     return None
 
 
-_MOE_BEFORE = re.compile(rf"\b{_MOE_WORD}\s+(?:(?:de|of|with|avec|d')\s*)?$")
+_MOE_BEFORE = re.compile(rf"\b{_MOE_WORD}\s+(?:{terms('of_with')}\s*)?$")
 
 
 def _moe_word_before(folded: str, span: tuple[int, int]) -> tuple[int, int]:

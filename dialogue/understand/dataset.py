@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from dialogue.assumptions import assumptions
+from dialogue.understand.lexicon import alternation, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.numbers import TOKENS_MAX
 from dialogue.understand.patterns import (
@@ -37,13 +38,10 @@ __all__ = ["EXAMPLES", "PARTS", "budget", "epochs", "whole"]
 PARTS = ("examples", "example_tokens", "epochs")
 #: What a training set counts (never 'documents' or 'conversations': those are also what
 #: an inference batch or a chat load counts).
-_UNITS = (r"(?:training\s+)?(?:examples?|samples?|sequences?|rows?|pairs?|instructions?"
-          r"|exemples?|echantillons?|lignes?|paires?)")
+_UNITS = terms("examples")
 #: What a training request counts besides (its data set, not a chat load or a batch job).
-_SAID = (rf"(?:{_UNITS}|{ITEMS}|conversations?|dialogues?|dialogs?|chats?|transcripts?"
-         rf"|transcriptions?|messages?|questions?|q&as?|qas?)")
-_DATASET = (r"(?:\b(?:(?:a|an|our|the|un|une|notre|nos|le|les)\s+)?(?:dataset|data set|corpus"
-            r"|jeu de donnees|donnees)\s*(?:of|de|d'|:|with|avec)?\s*)?")
+_SAID = rf"(?:{_UNITS}|{ITEMS}|{terms('training_items')})"
+_DATASET = (rf"(?:\b(?:{terms('a_our')}\s+)?{terms('dataset')}\s*{terms('dataset_of')}?\s*)?")
 
 
 def _counted(unit: str) -> re.Pattern[str]:
@@ -56,9 +54,8 @@ def _counted(unit: str) -> re.Pattern[str]:
 _BYTES = {"kb": 1e3, "ko": 1e3, "mb": 1e6, "mo": 1e6, "gb": 1e9, "go": 1e9, "tb": 1e12,
           "to": 1e12}
 _ON_DISK = re.compile(
-    rf"(?<![\w.])(?P<n>{NUMBER})\s*(?P<u>kb|ko|mb|mo|gb|go|tb|to)\b\s*(?:of|de|d')\s*"
-    rf"(?:(?:raw|plain|clean|brut|bruts|propre)\s+)?{QUALIFIED}(?:text|texte|data|donnees|corpus"
-    rf"|{_SAID})\b(?![\-']){AFTER}")
+    rf"(?<![\w.])(?P<n>{NUMBER})\s*(?P<u>{alternation(_BYTES)})\b\s*{terms('of_amount')}\s*"
+    rf"(?:{terms('raw')}\s+)?{QUALIFIED}(?:{terms('text_data')}|{_SAID})\b(?![\-']){AFTER}")
 
 
 def _on_disk(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -67,8 +64,8 @@ def _on_disk(m: re.Match[str], ctx: Context) -> Reading | None:
     return {"train_tokens": total} if total is not None and 1 <= total <= TOKENS_MAX else None
 
 
-_EPOCHS = re.compile(rf"(?:(?:,|x|over|for|sur|pendant|and|et|with|avec)\s+)?"
-                     rf"(?<![\w.])(?P<e>{NUMBER})\s*(?:epochs?|epoques?|passes?)\b")
+_EPOCHS = re.compile(rf"(?:{terms('epochs_lead')}\s+)?"
+                     rf"(?<![\w.])(?P<e>{NUMBER})\s*{terms('passes')}\b")
 
 
 def _examples(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -101,14 +98,14 @@ def budget(examples: float, each: float, passes: float = 1) -> float | None:
 
 #: examples, wherever said; anything else counted, in a training request only (the costly
 #: reading of every count beside every item word is not paid elsewhere)
-EXAMPLES = (Recogniser(("train_tokens", "examples"), _counted(_UNITS), _examples,
+EXAMPLES = (Recogniser("examples", ("train_tokens", "examples"), _counted(_UNITS), _examples,
                        cues=("exampl", "sampl", "sequen", "row", "pair", "instruct", "exempl",
                              "echantil", "ligne")),
-            Recogniser(("train_tokens", "examples"), _counted(_SAID), _examples,
+            Recogniser("training_items", ("train_tokens", "examples"), _counted(_SAID), _examples,
                        cues=(*ITEM_CUES, "conversation", "dialog", "chat", "transcri", "messag",
                              "question", "qa", "q&a"), training_only=True),
-            Recogniser(("train_tokens",), _ON_DISK, _on_disk, frozenset({"train_tokens"}),
-                       cues=("b ", "o "), training_only=True))
+            Recogniser("size_on_disk", ("train_tokens",), _ON_DISK, _on_disk,
+                       frozenset({"train_tokens"}), cues=("b ", "o "), training_only=True))
 
 
 def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False) -> str:

@@ -12,31 +12,23 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from dialogue.understand.lexicon import alternation, numbered, terms
+
 __all__ = ["WHEN", "days_until"]
 
-_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4,
-             "saturday": 5, "sunday": 6, "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3,
-             "vendredi": 4, "samedi": 5, "dimanche": 6}
-#: Months by name (folded), English and French, with the abbreviations no other word
-#: shares ('mar', 'jun' are left out); a month is read only inside a date ('May 5').
-_MONTHS = {"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "april": 4, "apr": 4,
-           "may": 5, "june": 6, "july": 7, "august": 8, "aug": 8, "september": 9, "sept": 9,
-           "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
-           "janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6,
-           "juillet": 7, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11,
-           "decembre": 12}
-_MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
+_WEEKDAYS = numbered("weekdays")
+#: Months by name (folded), English and French: the lexicon's (a month is read only inside
+#: a date, 'May 5').
+_MONTHS = numbered("months")
+_MONTH = alternation(_MONTHS) + r"\b\.?"
 #: A date by its month: '31 mars', '1er avril', 'the 15th of March', 'March 15, 2027', 'end of
 #: January', 'fin janvier', 'mid-March'.
 _DATE = (rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH}(?:\s+\d{{4}})?"
          rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:\s+\d{{4}})?"
          rf"|(?:the\s+)?end\s+of\s+{_MONTH}(?:\s+\d{{4}})?|fin\s+(?:de\s+|d')?{_MONTH}(?:\s+\d{{4}})?"
          rf"|(?:mid|mi)[- ]?{_MONTH}(?:\s+\d{{4}})?")
-WHEN = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi"
-        r"|jeudi|vendredi|samedi|dimanche|tomorrow|demain|tonight|ce soir|next week"
-        r"|this (?:week|month)|cette semaine|ce mois(?:-ci)?"
-        rf"|la semaine prochaine|{_DATE}|end of (?:the |this )?(?:week|month)"
-        r"|fin (?:de )?(?:la |cette )?semaine|fin (?:du |de ce )?mois|\d{4}-\d{2}-\d{2})")
+WHEN = (rf"(?:{alternation(_WEEKDAYS)}|{terms('when_words')}|{_DATE}"
+        rf"|{terms('end_of_period')}|\d{{4}}-\d{{2}}-\d{{2}})")
 
 def days_until(when: str, today: date | None) -> float | None:
     """Whole days from today to a weekday ('friday', 'vendredi'), 'tomorrow', 'next week',

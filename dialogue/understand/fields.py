@@ -15,16 +15,18 @@ import re
 from collections.abc import Callable
 from operator import attrgetter
 
-from dialogue.understand.lexicon import alternatives
+from dialogue.understand.lexicon import alternatives, terms
 
 __all__ = ["as_phrases"]
 
-_NONE = re.compile(r"^(?:none|no|non|aucun|aucune|n/?a|-|pas d'objectif|no target|sans)$")
+_NONE = re.compile(rf"^{terms('form_none')}$")
 _HAS_UNIT = re.compile(r"[a-z]")
 
 
 #: a value said of each user ('40 tok/s per user', '40 tok/s/user', '30 jetons/s chacun')
-_PER_USER = re.compile(r"\b(?:per|par|each|chacun|chacune)\b|/\s*(?:users?|utilisateurs?)\b")
+_PER_USER = re.compile(rf"\b{terms('form_each')}\b|/\s*(?:users?|utilisateurs?)\b")
+_YES = re.compile(terms("form_yes"))
+_NO = re.compile(terms("form_no"))
 
 
 def _target(v: str) -> str:
@@ -42,9 +44,9 @@ def _deadline(v: str) -> str:
 
 def _four_bit(v: str) -> str:
     """'int4: no' is a refusal, 'int4: yes' a consent (anything else: not this label's)."""
-    if re.fullmatch(r"yes|oui|ok|okay|allowed|fine|acceptable|y|true|si", v):
+    if _YES.fullmatch(v):
         return "int4 ok"
-    if re.fullmatch(r"no|non|not|none|n|false|never|jamais|pas question", v):
+    if _NO.fullmatch(v):
         return "no int4"
     return ""
 

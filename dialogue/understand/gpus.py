@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from functools import cache, lru_cache
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import terms
 from dialogue.understand.load import AnswerValue
 from dialogue.understand.negation import may_refuse, refusal_start
 from dialogue.understand.numbers import GPUS_PER_NODE_MAX
@@ -21,6 +22,9 @@ from engine.catalog import UnknownEntry, catalog, normalize
 from engine.wording import msg
 
 _GPU_COUNT = re.compile(r"^(?:(?P<n>\d+)\s*(?:x|×)\s*|(?P<m>\d+)\s+)")
+#: what may open a GPU answer ('on our H100s', 'sur nos H100'), taken off before the name
+_LEAD = re.compile(rf"^{terms('gpu_lead')}\s+", re.I)
+_OUR = re.compile(rf"^{terms('our_the')}\s+", re.I)
 _GPU_SIZE = re.compile(r"\s*\(\s*\d+(?:[.,]\d+)?\s*(?:gb|go)\s*\)\s*$", re.I)
 
 
@@ -29,8 +33,7 @@ def gpu_candidates(said: str) -> tuple[str, ...]:
     """What a person may type for a GPU, bare: '8x H100s' -> 'H100s', 'H100'; a label
     read off a button 'NVIDIA L40S (48 GB)' -> 'NVIDIA L40S'."""
     t = _GPU_SIZE.sub("", " ".join(said.split()))
-    t = re.sub(r"^(?:on|with|sur|avec|our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
-    t = re.sub(r"^(?:our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
+    t = _OUR.sub("", _LEAD.sub("", t))
     t = _GPU_COUNT.sub("", t, count=1) or t
     out = [t]
     if t.lower().endswith("s") and not t.lower().endswith(("l40s", "gpus")):
@@ -40,9 +43,7 @@ def gpu_candidates(said: str) -> tuple[str, ...]:
 
 def gpu_count(said: str) -> int | None:
     """The count before a GPU name ('4x L40S', '8 H100') within the engine's bound."""
-    t = re.sub(r"^(?:on|with|sur|avec|our|nos|notre|the|les|des)\s+", "", said.strip(),
-               flags=re.I)
-    t = re.sub(r"^(?:our|nos|notre|the|les|des)\s+", "", t, flags=re.I)
+    t = _OUR.sub("", _LEAD.sub("", said.strip()))
     m = _GPU_COUNT.match(t)
     if m is None:
         return None
@@ -71,7 +72,7 @@ def hardware(said: str) -> dict[str, str | int | float | bool | None]:
     """The GPU question's answer: the GPU, and the count per node when one is given ('4x
     L40S'); a count alone ('4 GPUs') keeps the GPU."""
     t = words(said)
-    alone = re.fullmatch(r"(?:on\s+|sur\s+)?(\d+)\s*(?:x\s*)?(?:gpus?|cards?|cartes?)", t)
+    alone = re.fullmatch(rf"(?:on\s+|sur\s+)?(\d+)\s*(?:x\s*)?{terms('gpu_words')}", t)
     if alone is not None:
         n = int(alone[1])
         if 1 <= n <= GPUS_PER_NODE_MAX:
@@ -159,9 +160,9 @@ def _named(ws: list[str]) -> Iterator[tuple[int, int, str]]:
                     yield i, size, cand
 
 
-_NODES = re.compile(r"nodes?|servers?|machines?|boxes|noeuds?|serveurs?")
+_NODES = re.compile(terms("nodes_words"))
 #: another GPU joined to one just refused ('not on L40S or B200', 'ni L40S ni L4')
-_ALSO = re.compile(r"\|\s+(?:or|nor|and|ni|ou|et)\s+(?:(?:on|sur|des|les|the|a|an)\s+)*$")
+_ALSO = re.compile(rf"\|\s+{terms('or_and')}\s+(?:{terms('on_the')}\s+)*$")
 
 
 def _avoided(rest: str, answers: dict[str, AnswerValue]

@@ -12,45 +12,23 @@ from __future__ import annotations
 
 import re
 
+from dialogue.understand.lexicon import raw, terms
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-#: French function and sizing words (folded), frequent in a sizing request, rare in English.
-FRENCH_WORDS = frozenset({
-    "je", "nous", "vous", "voulons", "voudrions", "veux", "voudrais", "souhaitons",
-    "pour", "avec", "sans", "les", "des", "une", "du", "au", "aux", "est", "sont", "pas",
-    "bonjour", "salut", "merci", "faire", "tourner", "modele", "utilisateurs", "utilisateur",
-    "requetes", "simultanes", "simultanees", "contexte", "jetons", "jours", "semaines", "mois",
-    "oui", "non", "aide", "retour", "annuler", "recommencer", "combien", "quel", "quelle",
-    "serveur", "serveurs", "entrainement", "entrainer", "affinage", "debit",
-    "objectif", "heures", "environ", "personnes", "notre", "nos", "fenetre", "donnees",
-    "cartes", "noeud", "noeuds", "ou", "et", "le", "la", "de",
-    "affiner", "servir", "deployer", "heberger", "traiter", "resumer", "employes", "salaries",
-    "collaborateurs", "quoi", "pourquoi", "comment", "aussi", "rapide", "dont", "actifs",
-    "milliards", "plutot", "enfin", "pardon", "vitesse", "lecture", "complet", "entreprise",
-    "aimerait", "aimerions", "aimerais", "voudrait", "souhaite", "souhaiterait", "besoin",
-    "avons", "sur", "millions", "jeton", "simultanement", "reseau", "relies", "tuner", "finetuner",
-})
-#: English words that mean the same in a sizing request and would tip the balance.
-ENGLISH_WORDS = frozenset({
-    "we", "i", "want", "need", "would", "like", "the", "for", "with", "users", "requests",
-    "context", "tokens", "days", "weeks", "months", "yes", "no", "help", "back", "cancel",
-    "restart", "how", "many", "what", "which", "serve", "serving", "run", "training", "and",
-    "of", "to", "our", "a", "an", "is", "on", "at", "concurrent", "please", "hello", "hi",
-})
+#: The function and sizing words (folded) frequent in a sizing request in one language and
+#: rare in the other: the lexicon's markers.
+FRENCH_WORDS = frozenset(raw("fr").markers.words)
+ENGLISH_WORDS = frozenset(raw("en").markers.words)
 _ACCENTED = re.compile(r"[àâçéèêëîïôûùüÿœæ]", re.IGNORECASE)
 _WORD = re.compile(r"[a-z']+")
 
 #: Asking for a language: anywhere in a message ("..., in French please"), or a language's
 #: name alone as the whole message ("français", "english").
-_ANYWHERE: tuple[tuple[Lang, str], ...] = (
-    ("fr", r"(?:in|en) (?:french|francais)|(?:parlez|parle|speak) (?:french|francais)"),
-    ("en", r"(?:in|en) (?:english|anglais)|(?:parlez|parle|speak) (?:english|anglais)"),
-)
-_ALONE: tuple[tuple[Lang, str], ...] = (
-    ("fr", r"francais|french"), ("en", r"english|anglais"),
-)
-_PLEASE = r"(?: please| svp| s'il vous plait| s'il te plait)?"
+_ANYWHERE: tuple[tuple[Lang, str], ...] = (("fr", terms("ask_french")),
+                                           ("en", terms("ask_english")))
+_ALONE: tuple[tuple[Lang, str], ...] = (("fr", terms("french")), ("en", terms("english")))
+_PLEASE = rf"(?: {terms('please')})?"
 _CHOICE_RE = [
     *[(lang, re.compile(rf"(?:^|[\s,;:.(!?])(?:{p}){_PLEASE}(?=$|[\s,;:.)!?])"))
       for lang, p in _ANYWHERE],

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "alternatives", "compiled", "key", "loose", "noise_words", "raw"]
+__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
+           "key", "loose", "noise_words", "numbered", "raw", "terms", "unread"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -86,6 +88,11 @@ class _Noise(BaseModel):
     words: list[str]
 
 
+class _Markers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    words: list[str] = []
+
+
 class Lexicon(BaseModel):
     """One language's file, validated at load (a typo in the data fails there, not on a
     customer's message)."""
@@ -99,6 +106,16 @@ class Lexicon(BaseModel):
     noise: _Noise
     negation: _Negation
     fields: _Fields
+    #: the readers' words, by meaning ('roles', 'items', 'at_once'): each list is one
+    #: alternation of a recogniser's pattern, named there
+    words: dict[str, list[str]] = {}
+    fractions: dict[str, int] = {}  # a share said in words: one in how many ('a third': 3)
+    approximate: dict[str, int] = {}  # a count said roughly ('une cinquantaine': 50)
+    weekdays: dict[str, int] = {}  # Monday 0
+    months: dict[str, int] = {}  # January 1
+    #: navigation words said as the whole message, and what each does
+    commands: dict[str, Literal["back", "help", "restart", "cancel"]] = {}
+    markers: _Markers = _Markers()  # the words that tell this language from the other
 
 
 @cache
@@ -197,3 +214,51 @@ def noise_words() -> list[str]:
     then takes a whole word, never its start)."""
     words = {w for lang in LANGS for w in raw(lang).noise.words}
     return sorted(words, key=lambda w: (-len(w), w))
+
+
+#: the names of ``[words]`` the readers asked for (a list no reader names is read nowhere)
+_NAMED: set[str] = set()
+
+
+def entries(name: str) -> list[str]:
+    """Both languages' words of one meaning (``[words]``), longest first. A name no file holds
+    fails at import, never on a customer's message."""
+    _NAMED.add(name)
+    found = {w for lang in LANGS for w in raw(lang).words.get(name, [])}
+    if not found:
+        raise KeyError(f"the lexicon has no words named {name!r}")
+    return sorted(found, key=lambda w: (-len(w), w))
+
+
+def unread() -> set[str]:
+    """The lists of ``[words]`` no reader imported so far has named: words added there that
+    nothing would ever read."""
+    return {name for lang in LANGS for name in raw(lang).words} - _NAMED
+
+
+def _term(word: str) -> str:
+    """One entry as a pattern: escaped, a '*' for any letters ('concurren*', 'reparti* sur')."""
+    return r"\w*".join(re.escape(part) for part in word.split("*"))
+
+
+@cache
+def terms(name: str) -> str:
+    """Both languages' words of one meaning as one group, ready to sit in a pattern: escaped,
+    longest first (an alternation then takes a whole phrase, never its start)."""
+    return "(?:" + "|".join(_term(w) for w in entries(name)) + ")"
+
+
+def fractions() -> dict[str, float]:
+    """Both languages' shares said in words, as fractions ('a third' -> 1/3)."""
+    return {w: 1 / n for lang in LANGS for w, n in raw(lang).fractions.items()}
+
+
+def numbered(table: Literal["approximate", "weekdays", "months"]) -> dict[str, int]:
+    """Both languages' words of a table that gives each a number ('a dozen' 12, 'vendredi' 4,
+    'mars' 3)."""
+    return {w: n for lang in LANGS for w, n in getattr(raw(lang), table).items()}
+
+
+def alternation(words: Iterable[str]) -> str:
+    """Words as one group of a pattern: escaped, longest first."""
+    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + ")"

@@ -23,6 +23,7 @@ from datetime import date
 from dialogue.assumptions import assumptions
 from dialogue.errors import ParseError
 from dialogue.understand.dates import WHEN, days_until
+from dialogue.understand.lexicon import terms
 from dialogue.understand.numbers import CONCURRENCY_MAX, GPUS_PER_NODE_MAX
 from dialogue.understand.patterns import (
     AFTER,
@@ -52,25 +53,20 @@ Reading = dict[str, AnswerValue]
 ASSUMED = "__assumed__"
 
 #: tokens per second, in both languages (after text.words: 'tok/s', 'tokens par seconde')
-RATE = (r"(?:tok(?:en)?s?|jetons?|t)\s*(?:/|per|par|a la)\s*s(?:ec(?:ond)?e?s?)?\b"
-        r"|tps\b|tok/s\b")
-_EACH = (r"(?:/|per|par|for each|for every|pour chaque|each|a|an|chaque)\s*(?:active\s+)?"
-         r"(?:users?|utilisateurs?|persons?|personnes?|requests?|requetes?|streams?|sessions?"
-         r"|conversations?|clients?|chats?)\b")
+RATE = (rf"{terms('rate_tokens')}\s*{terms('per')}\s*{terms('second')}\b"
+        rf"|{terms('rate_words')}\b")
+_EACH = rf"{terms('per_each')}\s*(?:{terms('active')}\s+)?{terms('per_whom')}\b"
 #: a bare 'each' after a speed ('20 tok/s each', '20 jetons/s chacun'): per user
-_APIECE = (r"(?:each|apiece|chacun|chacune|par tete)\b"
-           r"(?!\s*(?:nodes?|noeuds?|servers?|serveurs?|gpus?))")
+_APIECE = rf"{terms('apiece')}\b(?!\s*(?:{terms('servers')}|{terms('gpus')}))"
 #: a bound's lead-in words ('in', 'under', 'moins de', 'max') and a duration in seconds,
 #: its unit maybe stuck to the number ('500ms', '2s')
-_WITHIN = (r"(?:(?:in|within|under|below|<|<=|of|en|sous|moins de|moins d'|de|d'|:|=|max"
-           r"|at most|au plus|less than|is|est|d'au plus|inferieure? a|pas plus de|pas plus d'"
-           r"|no more than|not more than)\s*)*")
-_SECS = (r"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>ms|s|secs?|seconds?|secondes?)"
-         r"\b")
+_WITHIN = rf"(?:{terms('bound_lead')}\s*)*"
+_SECS = rf"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>{terms('secs')})\b"
 #: a bound said before a length ('prompts up to 6k', 'réponses de 500 jetons au plus')
-_UP_TO = r"up to|at most|max(?:imum)?|jusqu'a|au plus|au maximum|under|below|<=?"
+_UP_TO = terms("up_to")
 #: a unit of time ('3k tokens in 7 days' is a deadline, not '3k tokens in' of prompt)
-_TIME = r"(?:hours?|hrs?|h|days?|weeks?|months?|years?|heures?|jours?|semaines?|mois|ans?)\b"
+_TIME = rf"{terms('time_units')}\b"
+_LENGTH_OF = rf"(?:{terms('length_of')}|{_UP_TO})"
 _SECONDS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "seconde": 1, "secondes": 1,
             "min": 60, "mins": 60, "minute": 60, "minutes": 60, "h": 3600, "hr": 3600,
             "hrs": 3600, "hour": 3600, "hours": 3600, "heure": 3600, "heures": 3600,
@@ -87,8 +83,10 @@ class Context:
 
 @dataclass(frozen=True)
 class Recogniser:
-    """One phrase: its pattern (on folded text), the answers it reads, what it assumes."""
+    """One phrase: its name (what the order of the readers is written with), its pattern (on
+    folded text, its words the lexicon's), the answers it reads, what it assumes."""
 
+    name: str
     keys: tuple[str, ...]
     rx: re.Pattern[str]
     read: Callable[[re.Match[str], Context], Reading | None]
@@ -121,14 +119,12 @@ def _fixed(key: str, value: Callable[[], float]) -> Callable[[re.Match[str], Con
 
 def _per_period(units: str) -> re.Pattern[str]:
     """'5000 tickets a day', '20 requests per second', '100k support tickets per day': things
-    counted over a unit of time (a word that says whose they are may stand beside them)."""
+    counted over a unit of time (a word that says whose they are may stand beside them);
+    ``units`` names the lexicon's units of time."""
     return re.compile(
-        rf"{N}\s*(?:(?:api|support|customer|client|clients|user)\s+)?(?:requests?|reqs?|queries"
-        rf"|calls|questions|requetes?|appels?"
-        rf"|demandes?|tickets?|messages?|e-?mails?|mails?|courriels?|chats?|conversations?"
-        rf"|sessions?|prompts?|jobs?|taches?|documents?|docs?)"
-        rf"(?:\s+(?:clients?|support|de support|du support))?\s*"  # 'tickets clients par jour'
-        rf"(?:/|per|par|a|an|every|each|chaque|a la|au|by|sur)\s*(?P<unit>{units})\b")
+        rf"{N}\s*(?:{terms('whose_requests')}\s+)?{terms('requests_counted')}"
+        rf"(?:\s+{terms('whose_after')})?\s*"  # 'tickets clients par jour'
+        rf"{terms('per_period')}\s*(?P<unit>{terms(units)})\b")
 
 
 _PER_PERIOD_CUES = ("req", "quer", "call", "question", "appel", "demande", "ticket", "messag",
@@ -190,8 +186,7 @@ def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
 
 #: What joins counts that add up: '2000 nurses and 300 doctors', '200 devs, 50 analysts'
 #: (the opening has turned commas into spaces); 'of which 50 devs' is a part, not more.
-JOINED = re.compile(r"\s*(?:(?:\+|&|and|et|plus|as well as|ainsi que)\s+)?"
-                    r"(?:(?:our|the|nos|les|des)\s+)?")
+JOINED = re.compile(rf"\s*(?:{terms('and_also')}\s+)?(?:{terms('determiners')}\s+)?")
 
 
 def many_users(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -262,11 +257,9 @@ def batch_days(text: str, ctx: Context) -> float | None:
 
 
 BATCH_WHEN = re.compile(
-    rf"\b(?:(?:by|before|until|within|in|over|d'ici|avant|en|sous|dans|pour|d'ici a"
-    rf"|deadline(?:\s+(?:is|of|on))?|due(?:\s+(?:by|on))?|echeance(?:\s+(?:le|au))?"
-    rf"|au plus tard(?:\s+le)?|jusqu'au)\s+|(?=this |cette |ce mois))"  # 'this week' alone
-    rf"(?:the\s+|le\s+|la\s+|next\s+|this\s+|prochain\s+)?(?:(?P<when>{WHEN})\b"
-    rf"|{N}\s*(?P<unit>days?|weeks?|hours?|hrs?|h|jours?|semaines?|heures?)\b)"
+    rf"\b(?:{terms('by_when')}\s+|(?=this |cette |ce mois))"  # 'this week' alone
+    rf"(?:{terms('the_next')}\s+)?(?:(?P<when>{WHEN})\b"
+    rf"|{N}\s*(?P<unit>{terms('deadline_units')})\b)"
 )
 
 #: The cheap test of a headcount: the roles' stems, and the words of a company or team.
@@ -274,102 +267,90 @@ _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
               "people", "person", "company", "team", "firm", "organi", "entreprise", "equipe",
               "societe", "boite", "total", "tout")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
-NOT_AT_ONCE = (r"(?!\s*(?:at once|at the same time|concurrent\w*|simultane\w*|en meme temps"
-                r"|a la fois|en parallele|in parallel|en simultane|actifs? en meme temps))")
+NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser(("per_user_tokens_per_s",), re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
+    Recogniser("speed_per_user", ("per_user_tokens_per_s",),
+               re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
                _rate(1, 10_000, "per_user_tokens_per_s"),
         cues=("tok", "tps", "jeton", "t/s")),
-    Recogniser(("per_user_tokens_per_s",), re.compile(
-        r"\b(?:as fast as|as quick as|like|same speed as|comparable to|similar to|aussi rapide"
-        r" que|aussi vite que|comme|au niveau de|vitesse de|a la vitesse de)\s+(?:the\s+)?"
-        r"(?:chat\s?-?gpt|openai|gpt-?4o?|claude|gemini|mistral le chat)\b"
-        r"|\bchat\s?-?gpt(?:-like| like| speed| level)\b"),
+    Recogniser("speed_like_chatgpt", ("per_user_tokens_per_s",), re.compile(
+        rf"\b{terms('as_fast_as')}\s+(?:{terms('the')}\s+)?{terms('chat_assistants')}\b"
+        rf"|\b{terms('chatgpt_like')}\b"),
         _fixed("per_user_tokens_per_s", lambda: assumptions().chatgpt_tokens_per_s),
         _ASSUMED_SPEED,
         cues=("chat", "gpt", "openai", "claude", "gemini")),
-    Recogniser(("per_user_tokens_per_s",), re.compile(
-        r"\b(?:(?:comfortable |human |normal )?reading speed|comfortable reading|as fast as"
-        r" (?:people|humans|one) (?:can )?read|vitesse de lecture|lecture confortable)\b"),
+    Recogniser("reading_speed", ("per_user_tokens_per_s",), re.compile(
+        rf"\b{terms('reading_speed')}\b"),
         _fixed("per_user_tokens_per_s", lambda: float(catalog().policy.comfortable_tokens_per_s)),
         _ASSUMED_SPEED,
         cues=("read", "lecture")),
-    Recogniser(("ttft_s",), re.compile(
-        rf"\b(?:first token|ttft|time to first token|time-to-first-token|premier (?:token|jeton)"
-        rf"|temps (?:avant|jusqu'au) premier (?:token|jeton))\s*{_WITHIN}{_SECS}"), _ttft,
+    Recogniser("first_token_after", ("ttft_s",), re.compile(
+        rf"\b{terms('first_token')}\s*{_WITHIN}{_SECS}"), _ttft,
         cues=("token", "ttft", "jeton")),
     # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'
-    Recogniser(("ttft_s",), re.compile(
-        rf"{_WITHIN}{_SECS}\s*(?:pour|for|to|avant|before|until|jusqu'au|au)\s+(?:le\s+|the\s+)?"
-        rf"(?:first token|ttft|premier (?:token|jeton))\b"), _ttft,
+    Recogniser("first_token_before", ("ttft_s",), re.compile(
+        rf"{_WITHIN}{_SECS}\s*{terms('for_the')}\s+(?:{terms('the')}\s+)?"
+        rf"{terms('first_token')}\b"), _ttft,
         cues=("token", "ttft", "jeton")),
     # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
     # token (streamed answers); assumed, so the reply says so and offers the change
-    Recogniser(("ttft_s",), re.compile(
-        rf"\b(?:latency|latence|response time|temps de reponse|delai de reponse|responses?"
-        rf"|answers?|replies|reply|respond|reponses?|repondre|repond)"
-        rf"(?:\s+(?:p\d{{2}}|median|mediane|average|mean|moyenne))?\s*"  # 'latency p95 ...'
+    Recogniser("latency", ("ttft_s",), re.compile(
+        rf"\b{terms('latency')}"
+        rf"(?:\s+(?:p\d{{2}}|{terms('central')}))?\s*"  # 'latency p95 ...'
         rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
         cues=("laten", "respon", "repons", "repond", "answer", "repl")),
-    Recogniser(("requests_per_s",), re.compile(rf"{N}\s*(?:rps|qps|req/s|requests?/s)\b"),
+    Recogniser("requests_per_second", ("requests_per_s",), re.compile(rf"{N}\s*{terms('rps')}\b"),
                _per_second,
         cues=("rps", "qps", "/s")),
-    Recogniser(("requests_per_s",), _per_period(
-        r"s|secs?|seconds?|secondes?|mins?|minutes?|h|hrs?|hours?|heures?"), _per_second,
+    Recogniser("rate_short", ("requests_per_s",), _per_period("short_periods"), _per_second,
         cues=_PER_PERIOD_CUES),
     # a count by the day, the week or the month is spread evenly over it: assumed, said so
     # (the busiest hour is higher: the person sees the rate and changes it)
-    Recogniser(("requests_per_s",), _per_period(r"days?|jours?|weeks?|semaines?|months?|mois"),
+    Recogniser("rate_long", ("requests_per_s",), _per_period("long_periods"),
                _per_second, frozenset({"requests_per_s"}), cues=_PER_PERIOD_CUES),
     # '1k in / 300 out', '2k in, 500 out': a prompt and an answer said as a pair
-    Recogniser(("prompt_tokens", "output_tokens"), re.compile(
-        rf"{N}\s*{TOK}?\s+in\s*(?:/|,|and|et|\+|-)?\s*{N2}\s*{TOK}?\s+out\b"), _in_out,
+    Recogniser("prompt_and_answer", ("prompt_tokens", "output_tokens"), re.compile(
+        rf"{N}\s*{TOK}?\s+in\s*{terms('pair_joiners')}?\s*{N2}\s*{TOK}?\s+out\b"), _in_out,
         cues=(" in ",)),
-    Recogniser(("prompt_tokens",), re.compile(
-        rf"{N}\s*-?\s*{TOK}?\s*-?\s*(?:prompts?|inputs?|d'entree|en entree|de prompt"
-        rf"|input tokens)|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
-        rf"|(?:prompts?|inputs?|entrees?|input)\s*(?:lengths?\s*)?(?:of|de|d'|:"
-        rf"|=|around|about|at|a|en|~|{_UP_TO})?\s*(?:about|around|environ|~)?\s*"
+    Recogniser("prompt", ("prompt_tokens",), re.compile(
+        rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('prompt_after')}"
+        rf"|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
+        rf"|{terms('prompt_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
         rf"{N2}\s*{TOK}?"), _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
-    Recogniser(("output_tokens",), re.compile(
-        rf"{N}\s*-?\s*{TOK}?\s*-?\s*(?:answers?|outputs?|responses?|completions?|replies"
-        rf"|generations?|de reponse|en sortie|de sortie|output tokens)"
+    Recogniser("answer", ("output_tokens",), re.compile(
+        rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
         rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
-        rf"|(?:answers?"
-        rf"|outputs?|responses?|completions?|replies|reponses?|sorties?|output)\s*(?:lengths?"
-        rf"\s*)?(?:of|de|d'|:|=|around|about|at|a|en|~|{_UP_TO})?\s*(?:about|around|environ"
-        rf"|~)?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
+        rf"|{terms('output_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
+        rf"{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               " out ")),
-    Recogniser(("documents", "document_tokens"), re.compile(
+    Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),
-    Recogniser(("users_total", "concurrency"), re.compile(
-        rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:(?:nos|our|the|ses|leurs|their)\s+)?"
-        rf"(?:{HEADS}|people|persons|personnes|named users"
-        rf"|users? in total|total users|utilisateurs? au total|utilisateurs? en tout)"
-        rf"|(?:company|team|firm|organi[sz]ation|entreprise|equipe|societe|boite) (?:of|de)"
-        rf" {N2}(?:\s+(?:{HEADS}|people|persons|personnes))?)\b{NOT_AT_ONCE}"), _headcount,
+    Recogniser("headcount", ("users_total", "concurrency"), re.compile(
+        rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
+        rf"(?:{HEADS}|{terms('headcount_people')})"
+        rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')}))?)\b"
+        rf"{NOT_AT_ONCE}"), _headcount,
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
-    Recogniser(("nodes_owned",), re.compile(  # not a GPU's name ('RTX PRO 6000 Server')
-        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b"
-        r"(?!\s+edition)"), _nodes_owned,
+    # not a GPU's name ('RTX PRO 6000 Server')
+    Recogniser("servers_owned", ("nodes_owned",), re.compile(
+        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
-    Recogniser(("gpus_per_node",), re.compile(
-        rf"{N}\s*(?:x\s*)?(?:gpus?|cards?|cartes?(?: graphiques)?|accelerators?"
-        rf"|accelerateurs?|devices?)\b"), _gpus,
+    Recogniser("gpus_per_node", ("gpus_per_node",), re.compile(
+        rf"{N}\s*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
 
 
 #: What spreads GPUs over servers: '16 H200 across 2 nodes', '16 H100 réparties sur 2 nœuds'
 #: (in what is left, both spans already read are '|'; said, the GPUs come first).
-_OVER = r"(?:across|over|spread over|split over|on|in|sur|en|dans|reparti\w*\s+sur)"
+_OVER = terms("spread_over")
 _SPREAD = re.compile(rf"\|\s+{_OVER}\s+\|")
 _SPREAD_SAID = re.compile(rf"(?<![\w.])(?P<n>\d+)\s*x?\s+(?:[^\s|]+\s+){{1,4}}?{_OVER}\s+{N2}\s*"
-                          r"(?:x\s*)?(?:servers?|nodes?|machines?|serveurs?|noeuds?)\b")
+                          rf"(?:x\s*)?{terms('servers')}\b")
 
 
 def spread(rest: str, said: str, answers: dict[str, AnswerValue]) -> str:

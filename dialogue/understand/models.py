@@ -25,6 +25,7 @@ from functools import lru_cache
 from dialogue.conversation import Option
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand import config, custom
+from dialogue.understand.lexicon import terms
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
 from engine.catalog.names import Resolution, known_word, lookup, sizes
@@ -140,8 +141,11 @@ def _named(said: str, lang: Lang) -> Reading:
     raise _unsure(said, list(found.candidates), lang)
 
 
+_MODEL_LEAD = re.compile(rf"^{terms('model_lead')}\s+")
+
+
 def _bare(said: str) -> str:
-    return re.sub(r"^(?:the|a|an|le|la|un|une|model|modele)\s+", "", fold(said)).strip()
+    return _MODEL_LEAD.sub("", fold(said)).strip()
 
 
 def _unsure(said: str, candidates: list[str], lang: Lang,
@@ -236,14 +240,8 @@ class _Budget:
 
 #: Models that are no LLM, by kind: named where a model goes, they are said to be none (a
 #: near LLM name is never proposed for them: 'whisper large v3' is no Mistral Large).
-_NOT_LLM = {
-    "speech": r"whisper|wav2vec\w*|parakeet|seamless\w*",
-    "image": r"stable[- ]diffusion|sdxl|flux(?:\.1)?(?:[- ](?:dev|schnell|pro))?|dall-?e"
-             r"|midjourney",
-    "embedding": r"bge(?:-m3)?|e5|gte|nomic[- ]embed\w*|text-embedding\S*"
-                 r"|sentence[- ]transformers?|embeddings?",
-    "vision": r"yolo\w*|clip|segment anything",
-}
+_NOT_LLM = {kind: terms(f"not_llm_{kind}") for kind in ("speech", "image", "embedding", "vision")}
+_NOT_LLM["embedding"] += r"|text-embedding\S*"  # OpenAI's, any size after the dash
 _NOT_LLM_RE = re.compile(r"\b(?:" + "|".join(rf"(?P<{k}>{p})" for k, p in _NOT_LLM.items())
                          + r")\b")
 

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Option
 from dialogue.errors import ParseError, Unsure
+from dialogue.understand.lexicon import terms
 from dialogue.understand.negation import negated
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import UnknownEntry, catalog
@@ -31,30 +32,10 @@ Named = Workload | Literal["finetune", "train"]
 
 # -- workloads -------------------------------------------------------------------------------
 
+#: Each workload's words are the lexicon's, by its name ('full-finetune': 'full_finetune').
 _WORKLOAD_PATTERNS: dict[Named, str] = {
-    "qlora": r"q-?lora",
-    "lora": r"lora|peft|adapters?|adaptateurs?",
-    "pretrain": r"pre-?train(?:ing|ed)?|(?:train(?:ing)?|build(?:ing)?) (?:it |a model |one )?"
-                r"from scratch|from scratch|pre-?entrain\w*|(?:depuis|a partir de) (?:zero|0|rien)",
-    "full-finetune": r"full[- ]?(?:fine[- ]?tun\w*|finetun\w*|ft|sft|train(?:ing)?|parameters?"
-                     r"(?: fine[- ]?tun\w*)?)|full-finetune|(?:all|every) (?:the |its |of the )?"
-                     r"(?:weights?|parameters?)|(?:tous|l'ensemble des|l'ensemble de ses)"
-                     r" (?:les |ses )?(?:poids|parametres)"
-                     r"|(?:fine[- ]?tun\w*|affinage|entrainement|ajustement)"
-                     r" complet|complete fine[- ]?tun\w*|entrainement complet|affinage total",
-    "finetune": r"fine[- ]?tun(?:e|ed|es|ing|er|ons|ez|ent)|finetun\w*|sft|affinage|affiner"
-                r"|ajustement fin"
-                r"|reglage fin|post-?train\w*|instruction[- ]tun\w*|continued pre-?train\w*"
-                r"|dpo|orpo|kto|simpo|rlhf|rlaif|grpo|ppo|preference (?:tuning|optimi[sz]ation)"
-                r"|alignment tuning",
-    "train": r"train(?:s|ed|ing)?|entrain(?:er|e|es|ons|ez|ent|ement)|apprentissage",
-    "inference": r"inferenc\w*|inferanc\w*|inferrenc\w*|serv(?:e|es|ed|ing)|deploy\w*|chat\w*"
-                 r"|assistants?|copilot\w*|bots?"
-                 r"|api|production|rag|host\w*"
-                 r"|run(?:ning)? it|servir|service|deploie\w*|heberg\w*|faire tourner"
-                 r"|summari[sz]\w*|resum(?:er|ons|ez|e)|translat\w*|tradu(?:ire|isons|isez)"
-                 r"|vllm|sglang|tgi|tensorrt-llm|trt-llm|triton|ollama|llama\.cpp|nim",
-}
+    w: terms(w.replace("-", "_"))
+    for w in ("qlora", "lora", "pretrain", "full-finetune", "finetune", "train", "inference")}
 WORKLOAD_RE = {w: re.compile(rf"\b(?:{p})\b") for w, p in _WORKLOAD_PATTERNS.items()}
 _SPECIFIC: tuple[Named, ...] = ("qlora", "lora", "full-finetune")  # named anywhere, they win
 
@@ -99,10 +80,7 @@ def finetune_kind() -> Unsure:
 PER_USER_MAX = 500.0
 
 
-_TOTAL = re.compile(
-    r"\b(?:total|in all|aggregated?|agregee?|overall|global\w*|throughput|debit|cumul\w*"
-    r"|combined|altogether|en tout|for everyone|for all|pour tout le monde|pour tous"
-    r"|per (?:node|server|gpu)|par (?:noeud|serveur|gpu))\b")
+_TOTAL = re.compile(rf"\b{terms('total')}\b")
 
 
 def says_total(folded: str) -> bool:
@@ -120,10 +98,8 @@ def which_speed(rate: float) -> Unsure:
 
 
 #: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
-_ANSWERS = r"(?:answers?|responses?|reponses?|replies|temps de reponse)"
-FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:fast|quick(?!\s+questions?\b)|quickly|snappy"
-                  r"|responsive|rapides?|rapidement|reactifs?|reactives?|low[- ]latency"
-                  r"|faible latence|instantane\w*)"
+_ANSWERS = terms("answers_words")
+FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:{terms('fast')}|quick(?!\s+questions?\b))"
                   rf"\b(?:\s+{_ANSWERS}\b)?")
 
 
@@ -167,11 +143,7 @@ def workload(said: str) -> Workload:
 #: The weight formats a person may name (engine.request.AskedPrecision, INT4 aside: it is its
 #: own question), each with the words people use for it, on folded text.
 _PRECISION_PATTERNS: dict[AskedPrecision, str] = {
-    "fp8": r"fp8|float8|e4m3|8[- ]?bits?",
-    "bf16": r"bf16|bfloat16|16[- ]?bits?",
-    "fp16": r"fp16|float16|half[- ]precision|demi[- ]precision",
-    "nvfp4": r"nv-?fp4|fp4",
-}
+    f: terms(f"format_{f}") for f in ("fp8", "bf16", "fp16", "nvfp4")}
 #: One weight format named anywhere: not inside a name ('llama-3.1-70b-fp8' is the model's).
 PRECISION_RE = re.compile(r"(?<![\w-])(?:" + "|".join(_PRECISION_PATTERNS.values())
                           + r")(?![\w-])")
@@ -210,13 +182,7 @@ def weights_format_at(folded: str, start: int, end: int) -> bool:
 
 # -- the link between nodes ------------------------------------------------------------------
 
-_UNSURE = re.compile(
-    r"(?:i\s+)?(?:don'?\s?t|do not)\s+know|not sure|no idea|unsure|dunno|idk|default|whatever"
-    r"|any|either|you (?:pick|choose|decide)|recommend\w*|what do you (?:recommend|suggest)"
-    r"|(?:je\s+)?(?:ne\s+)?sais pas|(?:je\s+)?n'en sais rien|aucune idee|pas sur|par defaut"
-    r"|peu importe|n'importe|a vous de voir|vous choisissez|que recommandez-vous"
-    r"|que conseillez-vous"
-)
+_UNSURE = re.compile(terms("unsure"))
 
 
 def unsure(said: str) -> bool:

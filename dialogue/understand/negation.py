@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternatives, compiled
+from dialogue.understand.lexicon import alternatives, compiled, terms
 from dialogue.understand.text import fold, shown
 from engine.wording import msg
 
@@ -131,9 +131,7 @@ def refusal_start(folded: str, start: int) -> int | None:
 
 #: Where a person corrects what they just said: the value after it is the one meant.
 CORRECTION = re.compile(
-    r"(?:^|[\s,;:.!(-])(?:sorry|actually|i mean|i meant|correction|make that|no wait|wait"
-    r"|rather|or rather|scratch that|oops|pardon|plutot|ou plutot|enfin|je veux dire"
-    r"|en fait|non pardon|correction|desole|desolee)(?=[\s,;:.!)-]|$)"
+    rf"(?:^|[\s,;:.!(-]){terms('correction')}(?=[\s,;:.!)-]|$)"
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
+from dialogue.understand.lexicon import alternation, numbered, terms
 from dialogue.understand.text import fold, shown, words
 from engine.units import Kind, Lang, quantity
 from engine.wording import Message, msg
@@ -78,29 +79,24 @@ _ARTICLES = frozenset({"a", "un", "une", "and", "et"})
 #: 'in a week', 'en une semaine', 'within an hour': an article after a word of time and
 #: before a unit of time is one of it (elsewhere 'a day' may be a rate: '10k a day').
 _ONE_SPAN = re.compile(
-    r"\b(?P<lead>in|within|under|over|than|en|sous|dans|pour|d'ici|by|d')\s*(?<=\s|')"
-    r"(?:a|an|un|une)\s+(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|secondes?"
-    r"|heures?|jours?|semaines?|mois|ans?|annees?)\b)")
+    rf"\b(?P<lead>{terms('span_lead')})\s*(?<=\s|')"
+    rf"{terms('one_article')}\s+(?={terms('span_units')}\b)")
 
 #: one user (or server) said without a digit: 'a single user', 'un seul serveur', 'pour un
 #: utilisateur'
 _ONE_OF = re.compile(
-    r"\b(?:(?:a|one|just one|only one) single|a single|just one|only one|un seul|une seule"
-    r"|(?<=pour )(?:un|une))\s+(?=(?:users?|utilisateurs?"
-    r"|requests?|requetes?|sessions?|clients?|servers?|nodes?|machines?|serveurs?|noeuds?)\b)")
+    rf"\b(?:{terms('one_single')}|(?<=pour )(?:un|une))\s+(?={terms('one_of_what')}\b)")
 
 
 #: 'une cinquantaine', 'a dozen': about that many (folded text)
-_ABOUT = {"douzaine": 12, "dozen": 12, "dizaine": 10, "quinzaine": 15, "vingtaine": 20,
-          "trentaine": 30, "quarantaine": 40, "cinquantaine": 50, "soixantaine": 60,
-          "centaine": 100, "millier": 1000}
+_ABOUT = numbered("approximate")
 _ABOUT_RE = re.compile(
-    r"(?<![\w.])(?:(?P<n>\d+)\s+|(?:une?|a)\s+)(?P<w>" + "|".join(_ABOUT) + r")s?(?![\w'])"
+    rf"(?<![\w.])(?:(?P<n>\d+)\s+|(?:une?|a)\s+)(?P<w>{alternation(_ABOUT)})s?(?![\w'])"
     r"(?:\s+(?:de\s+|d'|of\s+))?")
 #: a range of counts ('40-60 users', 'entre 40 et 60', '2 à 3 requêtes par seconde')
 _RANGE = re.compile(
-    r"(?:\b(?:between|entre|from|de)\s+)?(?<![\w.\-])(?P<a>\d+(?:[.,]\d+)?)\s*(?P<sa>[km]?)"
-    r"\s*(?:-|–|to|a|and|et|ou|or)\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
+    rf"(?:\b{terms('range_from')}\s+)?(?<![\w.\-])(?P<a>\d+(?:[.,]\d+)?)\s*(?P<sa>[km]?)"
+    rf"\s*{terms('range_to')}\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
 
 
 def _scaled(num: str, scale: str) -> float:
@@ -136,10 +132,7 @@ def digits_in(folded: str) -> str:
 
 # -- the words around a number ---------------------------------------------------------------
 
-_FILLER = re.compile(
-    r"^(?:(?:about|around|roughly|approx(?:imately)?|~|up to|max(?:imum)?|at most|peak(?: of)?"
-    r"|environ|a peu pres|jusqu'a|au plus|au maximum|maximum|pic de|en pointe)\s*)+"
-)
+_FILLER = re.compile(rf"^(?:{terms('filler')}\s*)+")
 
 
 def _clean(text: str) -> str:
@@ -169,12 +162,8 @@ def _whole(value: float | None, lo: float, hi: float) -> int | None:
 
 CONCURRENCY_MAX = 100_000
 GPUS_PER_NODE_MAX = 16  # the engine's bound (SizingRequest.gpus_per_node)
-USERS = (r"(?:(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?|sessions?"
-         r"|streams?|conversations?|chats?|clients?|utilisateurs?|requetes?|personnes?)?"
-         r"\s*(?:at once|in parallel|concurrently|simultaneously|simultanement|at peak"
-         r"|at the same time|simultanes?|"
-         r"simultanees?|en parallele|a la fois|en meme temps|concurrents?|concurrentes?"
-         r"|actifs?|en pointe)?|concurrent|in parallel|at once|parallel|en parallele)")
+USERS = (rf"(?:{terms('users_before')}?\s*{terms('users_words')}?\s*{terms('users_after')}?"
+         rf"|{terms('users_alone')})")
 
 
 def concurrency(text: str) -> int:
@@ -191,8 +180,8 @@ def concurrency(text: str) -> int:
 
 # -- context ---------------------------------------------------------------------------------
 
-CONTEXT_UNITS = (r"(?:(?:tokens?|toks?|jetons?)?\s*(?:of\s+|de\s+)?(?:contexte?s?(?: window"
-                 r"| length)?|ctx|fenetre)?(?: per request| par requete)?)")
+CONTEXT_UNITS = (rf"(?:{terms('tokens')}?\s*(?:of\s+|de\s+)?{terms('context_words')}?"
+                 rf"(?: {terms('per_request')})?)")
 
 
 def context(text: str, limit: int, model: Message | None) -> int:
@@ -225,13 +214,9 @@ def context(text: str, limit: int, model: Message | None) -> int:
 # -- throughput target -----------------------------------------------------------------------
 
 TARGET_MAX = 1e9
-NO_TARGET = (r"(?:no|none|nope|n/a|na|skip|no target|no throughput target|nothing|not really"
-             r"|don't care|dont care|no requirement|-|non|aucun|aucune|rien|pas d'objectif"
-             r"|aucun objectif|sans objectif|pas de cible|pas de debit cible|pas besoin"
-             r"|pas d'exigence|peu importe)")
-RATE = (r"(?:tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?|tps|t/s|tok/s"
-        r"|(?:tokens?|jetons?)\s*(?:/|par)\s*s(?:econde)?)(?: aggregate| total| overall| au total"
-        r"| agrege| en tout)?")
+NO_TARGET = terms("no_target")
+RATE = (rf"(?:{terms('rate_tokens')}\s*{terms('per')}\s*{terms('second')}|{terms('rate_words')})"
+        rf"(?: {terms('in_total')})?")
 _YES_WORDS = frozenset({"yes", "y", "yeah", "yep", "sure", "ok", "okay", "oui", "ouais",
                         "bien sur", "d'accord"})
 
@@ -255,8 +240,8 @@ def target(text: str) -> float | None:
 # -- training token budget -------------------------------------------------------------------
 
 TOKENS_MIN, TOKENS_MAX = 1e6, 1e15
-_TOKENS_UNITS = (r"(?:training\s+|d'|de\s+)?(?:tokens?|toks?|jetons?)?(?: of (?:data|text)"
-                 r"| de donnees| d'entrainement| de texte)?")
+_TOKENS_UNITS = (rf"(?:{terms('training_of')}\s*)?{terms('tokens')}?"
+                 rf"(?: {terms('of_data')})?")
 
 
 def tokens(text: str, lang: Lang = "en") -> float:
@@ -273,8 +258,7 @@ def tokens(text: str, lang: Lang = "en") -> float:
 
 
 #: what may follow one example's length: '800 tokens each', '2k jetons en moyenne'
-_EACH_UNITS = (r"(?:tokens?|toks?|jetons?)?(?: (?P<each>each|apiece|chacun|chacune|per (?:example"
-               r"|item|one)|par (?:exemple|element)|on average|en moyenne|in length|de long))?")
+_EACH_UNITS = rf"{terms('tokens')}?(?: (?P<each>{terms('each_example')}))?"
 
 
 def length(text: str, lang: Lang = "en") -> float | None:
@@ -300,10 +284,9 @@ DAYS: dict[str, float] = {
     "annees": 365,
 }
 DURATION_UNIT = "|".join(sorted(DAYS, key=len, reverse=True))
-_LEAD = re.compile(r"^(?:in|within|under|less than|by|about|around|max|at most|en|sous|dans"
-                   r"|d'ici|moins de|environ|au plus)\s+")
+_LEAD = re.compile(rf"^{terms('deadline_lead')}\s+")
 #: what may follow a deadline: '10 jours max', '2 weeks at most'
-_TRAIL = re.compile(r"\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi)$")
+_TRAIL = re.compile(rf"\s+{terms('at_most_after')}$")
 _DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)\s*(?P<unit>{DURATION_UNIT})?$")
 
 

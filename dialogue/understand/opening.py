@@ -24,18 +24,18 @@ from datetime import date
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
+from dialogue.understand.lexicon import terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
-from dialogue.understand.patterns import HEADS, TOK, N, number
+from dialogue.understand.patterns import HEADS, TOK, N, counted, number
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
 from engine.units import NUMBER, SCALE, Kind, Lang
 from engine.wording import msg
 
-_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*{SCALE}?)(?![a-z0-9])"  # a minus is not taken
 #: a number before 'context' is never in billions ('llama 3.3 70b contexte 16k': the model's)
-_CTX_N = rf"(?<![\w.\-\u2212])(?P<n>{NUMBER}\s*(?:k|m|thousand|million|mille)?)(?![a-z0-9])"
+_CTX_N = counted("n", terms("context_scales"))
 _MINUS = re.compile(rf"(?:^|\s)[-\u2212]\s*{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
 
@@ -58,106 +58,91 @@ _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
 _OWN: tuple[Recogniser, ...] = (
-    Recogniser(("target_tokens_per_s",), _rx(
-        r"\bno (?:throughput |speed )?target\b|\bpas d'objectif(?: de debit)?\b|\bsans objectif"
-        r"\b|\baucun objectif\b|\bno speed requirement\b"), lambda m, c: {
+    Recogniser("no_target", ("target_tokens_per_s",), _rx(
+        rf"\b{terms('no_target_said')}\b"), lambda m, c: {
             "target_tokens_per_s": None},
         cues=("target", "objectif", "requirement")),
     # a total's words go with it ('a throughput of 3000 tok/s', '300 tok/s in total')
-    Recogniser(("target_tokens_per_s",), _rx(
-        r"(?:\b(?:an? |une? )?(?:total |aggregate |overall |global )?(?:throughput|debit|output"
-        r" rate)(?: total| global)?(?: target| cible)?(?: of| de|:|=)?\s*)?"
-        rf"(?P<v>{_N}\s*(?:{numbers.RATE}))(?:\s*(?:in total|au total|en tout|total|overall"
-        r"|aggregate|combined|altogether|for everyone|for all|pour tout le monde|pour tous)\b)?"),
+    Recogniser("throughput", ("target_tokens_per_s",), _rx(
+        rf"(?:\b(?:{terms('one_article')} )?(?:{terms('total_before')} )?{terms('throughput')}"
+        rf"(?: {terms('total_after')})?(?: {terms('target_word')})?(?:\s?{terms('of_eq')})?\s*)?"
+        rf"(?P<v>{N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
-    Recogniser(("concurrency",), _rx(
-        rf"(?P<v>{_N}\s*(?:concurrent|simultaneous|parallel|active)?\s*(?:users?|requests?"
-        r"|sessions?|streams?|concurrent|clients?|utilisateurs?|requetes?|conversations?"
-        r"|chats?)\b(?:\s+(?:simultanes?|simultanees?|concurrent(?:e|es|s)?|paralleles?"
-        r"|en parallele|a la fois|en meme temps"
-        r"|at once|concurrently|simultaneously|simultanement|in parallel|at the same time"
-        r"|at peak|actifs?|en pointe|au pic|en pic)\b)?)"),
+    Recogniser("users_at_once", ("concurrency",), _rx(
+        rf"(?P<v>{N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
+        rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
-    Recogniser(("concurrency",), _rx(
-        rf"(?P<v>{_N})\s*(?:(?:of|among)\s+(?:our|the|them|its)\s+|(?:de|parmi)\s+(?:nos|notre"
-        rf"|ces|nos)\s+)?(?:people|persons|personnes|users?|utilisateurs?|{HEADS})?\s*"
-        rf"(?:at once|at the same"
-        r" time|concurrently|simultaneously|in parallel|en meme temps|a la fois|simultanement"
-        r"|en simultane|simultanees?|en parallele)"),
+    Recogniser("people_at_once", ("concurrency",), _rx(
+        rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
+        rf"{terms('said_at_once')}"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
-    Recogniser(("concurrency",), _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{_N})"),
+    Recogniser("concurrency_named", ("concurrency",),
+               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"),
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
-    Recogniser(("context",), _rx(
-        rf"(?P<v>{_CTX_N}\s*(?:tokens?\s+(?:of\s+)?|jetons?\s+(?:de\s+)?|de\s+)?(?:contexte?s?"
-        r"|ctx)\b(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
-    Recogniser(("context",), _rx(
-        rf"\b(?:contexte?s?|ctx)(?: lengths?| windows?)?(?: of| window of| de|:|=)?\s*"
-        rf"(?P<v>{_N})(?:\s*(?:tokens?|jetons?))?"), _CONTEXT, cues=("context", "ctx")),
-    Recogniser(("train_tokens",), _rx(
-        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*(?:m|b|t|md|mrd|millions?|billions?|trillions?|bn"
-        r"|milliards?)\s*(?:training\s+|de\s+|d')?(?:tokens?|jetons?)\b)"),
+    Recogniser("context_after", ("context",), _rx(
+        rf"(?P<v>{_CTX_N}\s*(?:{terms('tokens_of')}\s+)?{terms('context_word')}\b"
+        r"(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
+    Recogniser("context_before", ("context",), _rx(
+        rf"\b{terms('context_word')}(?: {terms('length_window')})?(?:\s?{terms('context_of')})?"
+        rf"\s*(?P<v>{N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
+    Recogniser("training_budget", ("train_tokens",), _rx(
+        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
+        rf"{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("token", "jeton")),
-    Recogniser(("deadline_days",), _rx(
-        rf"(?P<v>\b(?:in|within|under|en|sous|dans)?\s*(?<![\w.\-]){NUMBER}\s*"
-        r"(?:days?|weeks?|months?|years?|hours?|hrs?|jours?|semaines?|mois|ans|annees?|heures?)\b"
-        r"(?!\s+(?:a|an|per|par|each|every|chaque)\s+(?:day|week|month|jour|semaine|mois)\b"
-        r"|\s+(?:of|d'|de)\s*(?!(?:compute|calcul|training|entrainement|gpu)\b)[a-z])"
-        r"(?:\s+(?:max(?:imum)?|au max(?:imum)?|at most|tops|maxi))?)"),  # not '8 hours a day',
+    Recogniser("deadline", ("deadline_days",), _rx(
+        rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}\s*{terms('duration_units')}\b"
+        rf"(?!\s+{terms('every')}\s+{terms('period_unit')}\b"
+        rf"|\s+{terms('of_amount')}\s*(?!{terms('compute')}\b)[a-z])"
+        rf"(?:\s+{terms('at_most_after')})?)"),  # not '8 hours a day',
         # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
               "heure")),
-    Recogniser(("int4",), _rx(
-        r"\b(?:no|not|never|without|sans|pas d'|pas de|pas|jamais|avoid\w*|eviter?|rather not"
-        r"(?: use)?|don't want|ni|(?:can't|cannot|won't|don't|do not) (?:use|run|do|accept))"
-        r"\s*(?:(?:at|in|en|a|utiliser|de|du|d')\s+)*(?:l')?(?:int4|4-?bits?|4 bits?"
-        r"|quanti[sz]ation|quantification)\b|\b(?:int4|4-?bit|quanti[sz]ation|quantification)"
-        r"\s+(?:is\s+|est\s+)?(?:not\s+ok|not\s+acceptable|not\s+allowed|out of the question"
-        r"|no|pas acceptable|pas possible|non|exclue?|interdite?|inacceptable)\b"),
+    Recogniser("int4_refused", ("int4",), _rx(
+        rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
+        rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
         lambda m, c: {"int4": False}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
-    Recogniser(("int4",), _rx(
-        r"\b(?:int4|4-?bit|quanti[sz]ation)\s+(?:is\s+|est\s+)?(?:ok|okay|fine|acceptable"
-        r"|allowed|yes|oui|acceptee?|possible)\b"  # 'run it at 4-bit', 'quantifié en 4 bits'
-        r"|(?<!not )(?<!pas )\b(?:(?:at|in|en|to|a|accept\w*|ok with|fine with)|quanti[sfz]\w*"
-        r"(?: (?:to|in|en|a))?) (?:l'|the )?(?:int4|4-?bits?|4 bits?)\b"
-        r"|\b(?:int4|4-?bits?|4 bits?) (?:weights?|poids)\b"),
+    Recogniser("int4_accepted", ("int4",), _rx(
+        rf"\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('accepted_after')}\b"
+        # 'run it at 4-bit', 'quantifié en 4 bits'
+        rf"|(?<!not )(?<!pas )\b{terms('int4_at')} (?:l'|the )?{terms('int4_bits')}\b"
+        rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
         lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
-    Recogniser(("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
+    Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
-    Recogniser(("int4",), _rx(
-        r"\b(?:int4|awq|gptq|w4a16)(?:[-_ ](?:int4|awq|gptq|4-?bit|w4a16)\b)*\b"),
+    Recogniser("quantized_checkpoint", ("int4",), _rx(
+        rf"\b{terms('quantized')}(?:[-_ ]{terms('quantized_tail')}\b)*\b"),
         lambda m, c: {"int4": True}, frozenset({"int4"}),
         cues=("int4", "awq", "gptq", "w4a16")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
-    Recogniser(("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
+    Recogniser("bare_k", ("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
                cues=("k",)),
-    Recogniser(("interconnect",), _rx(names.LINK_RE),
+    Recogniser("link", ("interconnect",), _rx(names.LINK_RE),
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
     # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
-    Recogniser(("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
+    Recogniser("infiniband_alone", ("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
                _one("interconnect", lambda s, c: names.interconnect(s)),
                frozenset({"interconnect"}), cues=("infiniband", "ib")),
     # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
-    Recogniser(("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
+    Recogniser("kv_format", ("kv_precision",), _rx(names.KV_FORMAT_RE.pattern),
                lambda m, c: {"kv_precision": names.kv_format(m)}, cues=("kv",)),
     # a weight format ('in FP8', 'en bf16', '16-bit weights'); not a KV cache's ('FP8 KV')
-    Recogniser(("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
+    Recogniser("weight_format", ("precision",), _rx(rf"(?P<v>{names.PRECISION_RE.pattern})"),
                lambda m, c: {"precision": names.precision(m.group("v"))}
                if names.weights_format_at(m.string, m.start(), m.end()) else None,
                cues=("fp", "bf16", "bit", "float", "precision", "e4m3")),
 )
 #: what says a count of users is of users at once ('64 concurrent users', '64 users at once')
-_AT_ONCE_SAID = re.compile(r"concurren|simultan|parallel|active|actifs?\b|a la fois|meme temps"
-                           r"|at once|same time|at peak|pointe|\bpic\b")
+_AT_ONCE_SAID = re.compile(rf"{terms('at_once_hints')}|actifs?\b|\bpic\b")
 _USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
 
 
@@ -171,24 +156,35 @@ def _users(said: str) -> Reading:
 
 
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
-_MANY_USERS = Recogniser(("users_total",), _rx(
-    rf"{_N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
+_MANY_USERS = Recogniser("many_users", ("users_total",), _rx(
+    rf"{N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
     frozenset({"concurrency"}), cues=("user", "utilisateur"))
-_BY_NAME = {r.keys: r for r in load.RECOGNISERS}
-#: The order matters: a per-user speed before an aggregate rate, requests/s and prompt and
-#: answer lengths before a bare '8k', more users than are ever at once before 'users' (a
-#: count at once), a headcount after it, documents before days.
-RECOGNISERS: tuple[Recogniser, ...] = (
-    _OWN[0], *[r for r in load.RECOGNISERS if r.keys == ("per_user_tokens_per_s",)],
-    *dataset.EXAMPLES,  # '20k examples of 1k tokens': a budget, not a 20k context
-    *[r for r in load.RECOGNISERS if r.keys in (("ttft_s",), ("requests_per_s",),
-                                                ("prompt_tokens", "output_tokens"),
-                                                ("prompt_tokens",), ("output_tokens",),
-                                                ("documents", "document_tokens"))],
-    SHARE_OF_PEOPLE, OVER_A_PERIOD, _MANY_USERS, *_OWN[1:5],
-    _BY_NAME[("users_total", "concurrency")], *_OWN[5:],
-    _BY_NAME[("gpus_per_node",)], _BY_NAME[("nodes_owned",)],
+#: The order the recognisers run in, by name: each takes its span out of the sentence, so
+#: one that runs first wins the words it reads. A per-user speed before an aggregate rate;
+#: examples before anything counted ('20k examples of 1k tokens' is a budget, not a 20k
+#: context); requests/s and prompt and answer lengths before a bare '8k'; documents before
+#: days; a share of people and people over a period before users at once; more users than
+#: are ever at once before 'users' (a count at once), a headcount after it; a bare '8k'
+#: after every named length.
+ORDER: tuple[str, ...] = (
+    "no_target", "speed_per_user", "speed_like_chatgpt", "reading_speed",
+    "examples", "training_items", "size_on_disk",
+    "first_token_after", "first_token_before", "latency",
+    "requests_per_second", "rate_short", "rate_long",
+    "prompt_and_answer", "prompt", "answer", "documents",
+    "share_of_people", "people_over_a_period", "many_users",
+    "throughput", "users_at_once", "people_at_once", "concurrency_named",
+    "headcount",
+    "context_after", "context_before", "training_budget", "deadline",
+    "int4_refused", "int4_accepted", "mxfp4", "quantized_checkpoint", "bare_k",
+    "link", "infiniband_alone", "kv_format", "weight_format",
+    "gpus_per_node", "servers_owned",
 )
+_ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
+                            OVER_A_PERIOD, _MANY_USERS)}
+if set(_ALL) != set(ORDER):  # a recogniser left out of the order, or a name no one has
+    raise RuntimeError(f"recognisers and their order differ: {set(_ALL) ^ set(ORDER)}")
+RECOGNISERS: tuple[Recogniser, ...] = tuple(_ALL[name] for name in ORDER)
 
 
 @dataclass
@@ -327,7 +323,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
 
 
 #: one thing's length said apart from its count ('50k emails a day, 500 tokens each')
-_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+(?:each|apiece|chacun|chacune)\b")
+_EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+{terms('apiece')}\b")
 
 
 def _each(rest: str, found: Found) -> str:

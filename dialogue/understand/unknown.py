@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from dialogue.errors import ParseError
 from dialogue.understand.gpus import gpu
+from dialogue.understand.lexicon import terms
 
 __all__ = ["refuse_unknown_gpu"]
 
@@ -22,7 +23,7 @@ __all__ = ["refuse_unknown_gpu"]
 #: model size ('70b') starts with its digits and is not one.
 _PART = r"[a-z]{1,3}\d{2,4}[a-z]?"
 _WHERE = re.compile(
-    rf"(?:(?<= )\d+\s?x\s?|(?<= )(?:on|sur|with|avec)(?: (?:a|an|our|des|nos|une?|the))? )"
+    rf"(?:(?<= )\d+\s?x\s?|(?<= ){terms('on_with')}(?: {terms('on_with_a')})? )"
     rf"(?P<part>{_PART})s?(?= )")
 
 
