@@ -76,9 +76,11 @@ class Engine:
         self.cat = cat or catalog()
         #: aiconfigurator's scheduling at its reference points: one prompt per prefill step
         #: (its default ctx_tokens = isl) and no host time per step (its TensorRT-LLM
-        #: backend prices kernels only), so the two are compared like for like
+        #: backend prices kernels only), its experts split by TP as its layouts name them
+        #: (moe_tp = tp), so the two are compared like for like
         self.one_prompt = self.cat.policy.model_copy(
-            update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0})
+            update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0,
+                    "moe_expert_parallel": False})
 
     def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
         """(one copy's serving figures, node tokens/s, fits) at the point's layout, one

@@ -227,6 +227,7 @@ class Policy(_Entry):
     step_us_per_sequence: float = Field(ge=0, description="a serving runtime's host time")
     pipeline_us_per_sequence: float = Field(ge=0, description="a pipeline's extra host time")
     max_requests_per_copy: int = Field(ge=0, description="requests one copy runs at once")
+    moe_expert_parallel: bool = Field(description="routed experts whole per GPU of a TP group")
     comfortable_tokens_per_s: float = Field(gt=0)
     output_share: float = Field(gt=0, lt=1)
     nics_per_node: int = Field(ge=1)

@@ -36,7 +36,7 @@ from engine.physics.memory import body_bytes_per_param, expert_touch_share
 from engine.physics.params import ParamCount, layer_split
 from engine.result import KVPrecision, Precision
 
-__all__ = ["Geometry", "StepModel", "clear_geometry"]
+__all__ = ["Geometry", "StepModel", "clear_geometry", "expert_parallel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +57,10 @@ class Geometry:
     g_moe: int
     size_dense: float  # the GEMMs' mean side, for the measured efficiency
     size_moe: float
-    expert_bytes: float  # one routed expert per GPU (split by TP along its width)
-    expert_flops: float  # per token per expert
+    expert_bytes: float  # one routed expert's slice on a GPU (whole under expert parallelism)
+    expert_flops: float  # per token per expert, on the GPUs that hold it
     expert_width: float
+    ep: int  # GPUs the routed experts are spread over, whole (1: each split by TP)
     head_bytes: float  # the output head, BF16, once per step
     head_flops: float
     head_size: float
@@ -79,6 +80,16 @@ _GEOMETRY: dict[tuple[object, ...], tuple[ModelSpec, Policy, Geometry]] = {}
 def clear_geometry() -> None:
     """Forget the kept geometries (benchmarks of the cold path)."""
     _GEOMETRY.clear()
+
+
+def expert_parallel(m: ModelSpec, policy: Policy, tp: int) -> int:
+    """GPUs of a ``tp`` group the routed experts are spread over whole: the group itself
+    when the policy serves MoE models with expert parallelism and the experts divide evenly
+    between its GPUs (TensorRT-LLM's perf-overview runs its MoE models with ``--ep`` over
+    the tensor-parallel group), else 1 (every expert split along its width by TP)."""
+    if not m.is_moe or tp <= 1 or not policy.moe_expert_parallel or m.experts % tp:
+        return 1
+    return tp
 
 
 def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision,
@@ -103,6 +114,8 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
         per_expert = 0
         shared_p = router_p = 0.0
     b = body_bytes_per_param(precision, policy)
+    ep = expert_parallel(m, policy, tp)
+    moe_tp = tp // ep  # the TP split left inside each expert
     attn_gemms = 4 if m.mla is not None else 2
     if m.mla is not None:
         elems = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim  # one latent, replicated
@@ -118,9 +131,9 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
         g_dense=attn_gemms + 2, g_moe=attn_gemms + 1 + (2 if m.shared_experts else 0),
         size_dense=math.sqrt(max(1.0, (attn_p + mlp_p) / 4.0)),
         size_moe=math.sqrt(max(1.0, (attn_p + shared_p) / 4.0)),
-        expert_bytes=per_expert / tp * body_bytes_per_param(expert_precision, policy),
-        expert_flops=2.0 * per_expert / tp,
-        expert_width=(m.moe_ffn or 1) / tp,
+        expert_bytes=per_expert / moe_tp * body_bytes_per_param(expert_precision, policy),
+        expert_flops=2.0 * per_expert / moe_tp,
+        expert_width=(m.moe_ffn or 1) / moe_tp, ep=ep,
         head_bytes=m.vocab * h / tp * 2.0, head_flops=2.0 * m.vocab * h / tp,
         head_size=math.sqrt(m.vocab * h / tp),
         q_heads=m.heads / tp, attn_dim=attn_dim, units_per_seq=elems / 256.0,
@@ -192,14 +205,26 @@ class StepModel:
         return total
 
     def _experts(self, tokens: float) -> float:
-        """The routed experts of one (average) layer over ``tokens`` tokens."""
+        """The routed experts of one (average) layer over ``tokens`` tokens, on the busiest
+        GPU of the group.
+
+        Split by TP, every GPU reads its slice of each touched expert and computes its
+        slice of every routed token. Under expert parallelism (``geo.ep`` GPUs, each holding
+        ``experts / ep`` whole experts) a GPU reads its own touched experts whole and runs
+        the tokens routed to them at the expert's whole width: on average ``1 / ep`` of the
+        touched experts and of the routed tokens, but a step that touches any expert makes
+        some GPU read at least one whole (a lone decode token's expert lives on one GPU),
+        and the group waits for that GPU."""
         if self.moe_kernel is None:
             return 0.0
-        m, k = self.m, self.moe_kernel
-        touched = m.experts * expert_touch_share(m, tokens)
+        m, k, geo = self.m, self.moe_kernel, self.geo
+        everywhere = m.experts * expert_touch_share(m, tokens)
+        touched = everywhere / geo.ep
+        if touched < 1.0:
+            touched = min(1.0, everywhere)
         tpe = tokens * m.experts_active / m.experts
-        flops = self.geo.expert_flops * tokens * m.experts_active
-        mem = k.fixed + touched * self.geo.expert_bytes / k.bandwidth
+        flops = geo.expert_flops * tokens * m.experts_active / geo.ep
+        mem = k.fixed + touched * geo.expert_bytes / k.bandwidth
         comp = flops / (k.mfu(self.geo.expert_width, tpe if tpe >= 1e-3 else 1e-3) * k.peak)
         return self.geo.moe_frac * (mem if mem >= comp else comp)
 

@@ -232,3 +232,31 @@ def test_a_copy_runs_at_most_the_runtimes_batch_and_queues_the_rest() -> None:
     at_cap, over = (serve(sm, f.policy, b, 128.0, 128.0) for b in (cap, 2 * cap))
     assert over.tokens_per_s == pytest.approx(at_cap.tokens_per_s)
     assert over.ttft_s > at_cap.ttft_s + 0.4 * (cap / at_cap.requests_per_s)
+
+
+def _experts_both_ways(model: str, gpu: str, precision: str, tp: int):  # type: ignore[no-untyped-def]
+    """(step model with the experts in expert parallelism, with every expert split by TP)."""
+    f, ep = _step(model, gpu, precision, tp=tp)
+    split = f.policy.model_copy(update={"moe_expert_parallel": False})
+    return ep, step_model(f.model, f.params, f.kernels, f.fabric, split, precision=precision,  # type: ignore[arg-type]
+                          kv_precision="fp8", tp=tp, pp=1, spans_nodes=False, gpus_per_node=8)
+
+
+def test_expert_parallelism_prefills_a_large_moe_faster_and_decodes_a_full_batch_alike() -> None:
+    """TensorRT-LLM runs MoE models with their experts spread whole over the TP group: each
+    GPU's grouped GEMM runs at the expert's whole width (an eighth as many, eight times as
+    wide), so a long prompt of Qwen3-235B on 8 H100s prefills faster; a full decode batch
+    reads the same expert bytes either way, so it steps at the same pace."""
+    ep, split = _experts_both_ways("qwen3-235b-a22b", "h100-sxm", "fp8", 8)
+    assert ep.prefill(8192.0) < 0.93 * split.prefill(8192.0)
+    assert ep.decode(256.0, 4096.0) == pytest.approx(split.decode(256.0, 4096.0), rel=0.03)
+
+
+def test_a_lone_stream_of_a_few_expert_moe_waits_for_the_gpu_that_holds_its_expert() -> None:
+    """Mixtral 8x7B on 8 GPUs in expert parallelism holds one whole expert per GPU: a lone
+    decode token's two experts are read whole by the GPUs that hold them (split by TP, every
+    GPU reads an eighth of each), so a single user is slower, while a batch that touches
+    every expert steps alike."""
+    ep, split = _experts_both_ways("mixtral-8x7b", "h100-sxm", "fp8", 8)
+    assert ep.decode(1.0, 4096.0) > 1.2 * split.decode(1.0, 4096.0)
+    assert ep.decode(256.0, 4096.0) == pytest.approx(split.decode(256.0, 4096.0), rel=0.02)
