@@ -3,7 +3,7 @@
 dont 32 milliards actifs".
 
 Why a room of its own: an MoE given by its counts must never be sized as a dense model of its
-total (issue #10: "1T total, 32B active" became a 1000B dense model with 1.47 TB of KV
+total ("1T total, 32B active" sized as a 1000B dense model gives 1.47 TB of KV
 cache), and a size alone ("34b") says nothing of the architecture. So:
 
 * total and active counts (or an ``A<n>B`` suffix) are an MoE: both are returned;

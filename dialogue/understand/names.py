@@ -6,7 +6,7 @@ every face); this module adds the workload words of both languages ("serving",
 "inférence", "affinage"), and the refusals with the nearest catalog names, so a face can
 offer them as choices. A bare "fine-tune" (or "sft", "affinage") names no workload: which
 kind (LoRA, QLoRA, full) changes the answer several-fold, so it is asked, never taken as
-full (issue #10).
+full.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ A consent the bot acts on (INT4 weights lower quality) must never be read from a
 positive word they also hold. So a negation anywhere wins over a yes, and a text with
 neither is not an answer (the question is asked again) rather than a guess.
 
-The same words decide more than yes/no (issue #10, item 2):
+The same words decide more than yes/no:
 
 * :func:`negated`: whether a thing named in a sentence is refused ("not on H100", "pas de
   LoRA", "without INT4"): a recogniser skips it instead of taking it as the answer;

@@ -131,6 +131,8 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     if speed is not None:  # the speed the bot assumed, and what it would take
         knee, said = _knee(facts, chosen, prec, speed)
         caveats.insert(0, said)
-        extra.append(_option(msg("alternative.speed", per_user=speed), prec))
+        if not (prec.verdict == "replicas" and (prec.replicas or 1) >= facts.concurrency):
+            # whole-node copies each serving one person are said (the knee), never offered
+            extra.append(_option(msg("alternative.speed", per_user=speed), prec))
     return chosen_facts, chosen.model_copy(update={
         "caveats": caveats, "knee": knee, "alternatives": [*chosen.alternatives, *extra]})

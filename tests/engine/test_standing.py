@@ -135,3 +135,47 @@ def test_node_sizes_keep_their_gpu_count_with_a_tensor_split_the_heads_allow() -
         small = recommend(SizingRequest(model="llama-3.1-8b", gpus_per_node=gpn,
                                         concurrency=4), alternatives=False)
         assert small.gpus_per_node == gpn and small.nodes == 1
+
+
+def test_whole_node_copies_each_serving_one_person_are_said_never_offered() -> None:
+    """A 405B for 64 users at 32k: 20 tok/s per user would take a node per person. The card
+    says so (the knee), but offers no such option beside the answer."""
+    kw = {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768}
+    r = recommend(SizingRequest(**kw, per_user_tokens_per_s=20.0,  # type: ignore[arg-type]
+                                assumed=("per_user_tokens_per_s",)))
+    assert r.knee is not None and r.knee.preferred_nodes >= 64
+    for a in r.alternatives:
+        assert not (a.verdict == "replicas" and a.nodes >= 64), a.label
+
+
+def test_the_verdict_names_the_link_it_uses_and_a_serving_cluster_no_checkpoints() -> None:
+    """A training cluster on 25 GbE is no 'cluster on InfiniBand'; a serving cluster carries
+    the multi-node tax but no training checkpoints to shard."""
+    from engine.result import verdict_name
+    from engine.wording import render
+
+    r = recommend(SizingRequest(model="llama-3.1-70b", workload="full-finetune",
+                                interconnect="eth-25"), alternatives=False)
+    assert r.verdict == "multi_node"
+    for lang in ("en", "fr"):
+        said = render(verdict_name(r.verdict, r.gpus_per_node), lang)  # type: ignore[arg-type]
+        assert "InfiniBand" not in said
+        assert "InfiniBand" not in render(r.headline, lang)  # type: ignore[arg-type]
+    serving = recommend(SizingRequest(model="llama-3.1-405b", concurrency=64, context=32768),
+                        alternatives=False)
+    assert serving.verdict == "multi_node"
+    ids = {c.id for c in serving.caveats}
+    assert "tax.storage" in ids and "tax.checkpoints" not in ids
+
+
+def test_a_training_card_states_its_training_state_once() -> None:
+    """The training state is one figure wherever it appears: the number, step 1's evidence
+    and the math (weights + gradients + optimizer); activations apart."""
+    r = recommend(SizingRequest(model="llama-3.1-70b", workload="full-finetune"),
+                  alternatives=False)
+    state = r.numbers.training_state_gb
+    assert state is not None
+    step1 = r.questions[0].because
+    assert round(float(step1.params["state"]) / 1e9, 1) == state  # type: ignore[arg-type]
+    (math,) = [m for m in r.math if m.id == "math.training_state"]
+    assert round(float(math.params["total"]) / 1e9, 1) == state  # type: ignore[arg-type]
