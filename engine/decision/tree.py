@@ -70,8 +70,8 @@ def _model_ref(facts: Facts) -> ModelRef:
     return ModelRef.of(
         id=facts.model.id,
         name=facts.model.name,
-        params_b=round(pc.total / 1e9, 2),
-        active_params_b=round(pc.active / 1e9, 2),
+        params_b=round(pc.total / 1e9, 3),
+        active_params_b=round(pc.active / 1e9, 3),
         in_catalog=facts.in_catalog,
         moe=facts.model.is_moe,
         native_precision=facts.model.native_precision,
