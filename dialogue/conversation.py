@@ -47,7 +47,9 @@ from engine.wording import Message
 SCHEMA_VERSION = 3
 HISTORY_LIMIT = 24  # "back" rarely goes further; the cap keeps a fidgety user's record small
 
-AnswerValue = str | int | float | bool | None
+#: bool before int and float: True is an int to Python, and pydantic before 2.8 serialized a
+#: True answer in an int-first union as 1.0 (a stored yes then read back as a number).
+AnswerValue = str | bool | int | float | None
 #: How the language was set: nothing said yet (the face's hint or English), read from the
 #: person's words, or asked for ("in French"). Only a default one follows the next words.
 LanguageSource = Literal["default", "detected", "chosen"]

@@ -22,7 +22,7 @@ from dialogue.understand import config
 from engine.catalog import catalog
 from engine.wording import Message, msg, text
 
-AnswerValue = str | int | float | bool | None
+AnswerValue = str | bool | int | float | None
 Answers = Mapping[str, AnswerValue]
 CONFIG = "config:"  # the prefix of a model given by its config.json ('config:<name>')
 

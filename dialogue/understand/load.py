@@ -46,7 +46,7 @@ from engine.catalog import catalog
 from engine.units import NUMBER, Kind, Lang
 from engine.wording import msg
 
-AnswerValue = str | int | float | bool | None
+AnswerValue = str | bool | int | float | None
 Reading = dict[str, AnswerValue]
 #: in a reading, the keys it assumed (comma-separated), when that depends on what was read
 #: (a headcount taken whole is as said; past what is sized at once, its share is assumed)
