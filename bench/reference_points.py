@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from engine.catalog import Catalog, catalog  # noqa: E402
+from engine.catalog import Catalog, ModelSpec, catalog  # noqa: E402
 from engine.catalog.calibration import calibration  # noqa: E402
 from engine.decision import recommend  # noqa: E402
 from engine.physics.comm import Fabric, InNode  # noqa: E402
@@ -42,8 +42,8 @@ from engine.physics.inference import (  # noqa: E402
     plan_inference,
     step_model,
 )
-from engine.physics.kernels import kernels  # noqa: E402
-from engine.physics.params import count_params  # noqa: E402
+from engine.physics.kernels import Kernels, kernels  # noqa: E402
+from engine.physics.params import ParamCount, count_params  # noqa: E402
 from engine.physics.serving import Serving, serve  # noqa: E402
 from engine.physics.step import StepModel  # noqa: E402
 from engine.request import SizingRequest  # noqa: E402
@@ -108,6 +108,18 @@ class Engine:
         s = serve(sm, self.one_prompt, math.ceil(p["concurrency"] / p["dp"]), p["isl"], p["osl"])
         return s, s.tokens_per_s * min(p["dp"], p["concurrency"]), False
 
+    def setup(self, p: dict[str, Any]) -> tuple[ModelSpec, ParamCount, Kernels, Fabric, Shape]:
+        """A measured point's model, its count, the GPU's kernels, its node's fabric (one
+        node: no link between nodes) and the run's request shape."""
+        cat = self.cat
+        m = cat.model(p["model"])
+        gpu = cat.gpus[p["gpu"]]
+        part = cat.gpus[gpu.calibration]
+        intra = cat.links[gpu.in_node_link]
+        return (m, count_params(m), kernels(gpu, part, calibration(), cat.policy),
+                Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration())),
+                Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"]))
+
     def max_throughput(self, p: dict[str, Any],
                        requests: int | None = None) -> tuple[InferencePlan | None, float]:
         """The engine's most output tokens/s on the point's GPUs: the best layout of its
@@ -117,14 +129,7 @@ class Engine:
         fits. With ``requests``, each load's best layout is run over that many requests, as
         the measured run was (:meth:`run_of`), and the most of those is returned."""
         cat = self.cat
-        m = cat.model(p["model"])
-        pc = count_params(m)
-        gpu = cat.gpus[p["gpu"]]
-        part = cat.gpus[gpu.calibration]
-        k = kernels(gpu, part, calibration(), cat.policy)
-        intra = cat.links[gpu.in_node_link]
-        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
-        shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
+        m, pc, k, fabric, shape = self.setup(p)
         best: InferencePlan | None = None
         best_tps = 0.0
         concurrency = 1
@@ -168,14 +173,7 @@ class Engine:
         if p["ep"] > 1:
             return 0.0
         cat = self.cat
-        m = cat.model(p["model"])
-        pc = count_params(m)
-        gpu = cat.gpus[p["gpu"]]
-        part = cat.gpus[gpu.calibration]
-        k = kernels(gpu, part, calibration(), cat.policy)
-        intra = cat.links[gpu.in_node_link]
-        fabric = Fabric(intra=intra, inter=None, in_node=InNode(intra, part.id, calibration()))
-        shape = Shape(context=p["isl"] + p["osl"], isl=p["isl"], osl=p["osl"])
+        m, pc, k, fabric, shape = self.setup(p)
         best, concurrency = 0.0, 1
         while concurrency <= MAX_CONCURRENCY:
             plan = plan_inference(m, pc, k, fabric, cat.policy, precision=p["precision"],

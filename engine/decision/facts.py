@@ -192,12 +192,6 @@ class Facts:
             return self
         return replace(self, bounds=asked.bounds, _settled=asked._settled)
 
-    @property
-    def asked_bounds(self) -> Bounds:
-        """The per-user bounds the request asks, kept when no number of copies can meet
-        them on this GPU (then :attr:`bounds` is empty and the answer is sized without)."""
-        return self._settled[0] if self._settled is not None else self.bounds
-
     def other(self, *, brief: bool | None = None, **update: object) -> Facts:
         """The facts of the same request with some fields changed (another GPU, precision,
         node size): what the alternatives and the research-lab trap compare against. The

@@ -25,38 +25,41 @@ from engine.wording import Message, msg
 __all__ = ["owned", "owned_headline"]
 
 
-def _serving(facts: Facts, nodes: int, conc: int) -> tuple[InferencePlan, int] | None:
-    """The best plan of the owned nodes at ``conc`` requests in all, and its copies: one node
-    per copy when a node holds the model, else one cluster over every owned node."""
+def _serving(facts: Facts, nodes: int, conc: int) -> InferencePlan | None:
+    """The best plan of the owned nodes at ``conc`` requests in all: one node per copy when
+    a node holds the model, else one cluster over every owned node."""
     for prec in precisions(facts):
-        share = math.ceil(conc / nodes)
-        plan, _ = facts.search.inference(prec, 1, concurrency=share)
+        plan, _ = facts.search.inference(prec, 1, concurrency=math.ceil(conc / nodes))
         if plan is not None and plan.serving is not None:
-            return plan, nodes
+            return plan
         if nodes > 1:
             plan, _ = facts.search.inference(prec, nodes, concurrency=conc)
             if plan is not None and plan.serving is not None:
-                return plan, 1
+                return plan
     return None
 
 
-def _served(facts: Facts, nodes: int) -> tuple[int, InferencePlan, int] | None:
-    """(requests served at once, plan, copies): the most requests, up to the load asked, the
-    owned nodes serve within the bounds the sizing holds to (a bisection: the speed falls as
+def _within(facts: Facts, plan: InferencePlan | None) -> bool:
+    return plan is not None and plan.serving is not None and facts.bounds.met(plan.serving)
+
+
+def _served(facts: Facts, nodes: int) -> tuple[int, InferencePlan] | None:
+    """(requests served at once, plan): the most requests, up to the load asked, the owned
+    nodes serve within the bounds the sizing holds to (a bisection: the speed falls as
     requests are added), or None when not even one is."""
     conc = facts.concurrency
     top = _serving(facts, nodes, conc)
-    if top is not None and facts.bounds.met(top[0].serving):  # type: ignore[arg-type]
-        return conc, *top
+    if top is not None and _within(facts, top):
+        return conc, top
     lo, hi, best = 0, conc, None  # lo is served, hi is not
     while hi - lo > 1:
         mid = (lo + hi) // 2
         found = _serving(facts, nodes, mid)
-        if found is not None and facts.bounds.met(found[0].serving):  # type: ignore[arg-type]
+        if _within(facts, found):
             lo, best = mid, found
         else:
             hi = mid
-    return (lo, *best) if best is not None else None
+    return (lo, best) if best is not None else None
 
 
 def owned(facts: Facts) -> Owned | None:
@@ -79,14 +82,14 @@ def owned(facts: Facts) -> Owned | None:
             return Owned.of(nodes=nodes, gpus_per_node=facts.gpn, gpu=facts.gpu.id,
                             precision=None, served=0, concurrency=facts.concurrency,
                             per_user_tokens_per_s=None, ttft_s=None, said=said)
-        plan, _ = plain
+        plan = plain
         said = msg("owned.too_slow", hardware=hw, per_user=plan.per_user_tokens_per_s,
                    ttft=plan.ttft_s, precision=terms.precision(plan.precision))
         return Owned.of(nodes=nodes, gpus_per_node=facts.gpn, gpu=facts.gpu.id,
                         precision=plan.precision, served=0, concurrency=facts.concurrency,
                         per_user_tokens_per_s=round(plan.per_user_tokens_per_s, 2),
                         ttft_s=round(plan.ttft_s, 3), said=said)
-    served, plan, _ = found
+    served, plan = found
     key = "owned.serves_all" if served >= facts.concurrency else "owned.serves_some"
     said = msg(key, hardware=hw, served=served, concurrency=facts.concurrency,
                per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s,

@@ -118,11 +118,11 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
         elif cluster_nodes is not None:
             because = msg("evidence.replicas_split_cluster", split=because,
                           cluster_nodes=cluster_nodes)
-        caveats = (msg("caveat.replicas"),
-                   msg("caveat.replica_routing",
-                       per_copy=min(plan.concurrency, math.ceil(request.concurrency / n)),
-                       concurrency=request.concurrency),
-                   *quality_caveat(facts, plan.precision))
+        routing = () if facts.work.id == "batch" else (msg(  # a batch has no conversation
+            "caveat.replica_routing",
+            per_copy=min(plan.concurrency, math.ceil(request.concurrency / n)),
+            concurrency=request.concurrency),)
+        caveats = (msg("caveat.replicas"), *routing, *quality_caveat(facts, plan.precision))
         return StepOutcome(StepAnswer.of(step=3, question=_QUESTION, answer="yes", because=because),
                            deployment, caveats=caveats,
                            assumptions=_replica_notes(facts, n, plan.concurrency))
