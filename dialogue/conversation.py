@@ -53,6 +53,13 @@ AnswerValue = str | bool | int | float | None
 #: How the language was set: nothing said yet (the face's hint or English), read from the
 #: person's words, or asked for ("in French"). Only a default one follows the next words.
 LanguageSource = Literal["default", "detected", "chosen"]
+#: The questions, by the state that asks each (``dialogue/slots.py`` holds what each one asks,
+#: reads and offers, in the tree's order). Typed so that a misspelt slot fails the type check,
+#: not a conversation.
+SlotName = Literal["model", "workload", "concurrency", "context", "target_tokens_per_s", "int4",
+                   "precision", "train_tokens", "deadline_days", "interconnect", "gpu"]
+#: Where a conversation is: a question, the result shown (``done``), or ``cancelled``.
+State = SlotName | Literal["done", "cancelled"]
 
 
 class Option(BaseModel):
@@ -84,14 +91,15 @@ class Conversation(BaseModel):
     schema_version: int = SCHEMA_VERSION
     id: str
     key: str
-    state: str
+    state: State
     answers: dict[str, AnswerValue] = Field(default_factory=dict)
     sources: dict[str, Source] = Field(default_factory=dict)
     proposals: dict[str, Proposal] = Field(default_factory=dict)
     reask: list[str] = Field(default_factory=list)
     language: Lang = "en"
     language_source: LanguageSource = "default"
-    history: list[str] = Field(default_factory=list, description="states to return to on back")
+    history: list[SlotName] = Field(default_factory=list,
+                                    description="questions to return to on back")
     owner: str | None = None
     meta: dict[str, str] = Field(default_factory=dict, exclude=True)
     version: int = 0

@@ -16,11 +16,11 @@ state is unchanged, and the turn says why.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from transitions import EventData, Machine
 
-from dialogue.conversation import HISTORY_LIMIT, Conversation
+from dialogue.conversation import HISTORY_LIMIT, Conversation, SlotName, State
 from dialogue.slots import ORDER as QUESTIONS
 
 DONE = "done"
@@ -40,15 +40,15 @@ class Turn:
         self.target = ""
 
     @property
-    def state(self) -> str:
+    def state(self) -> State:
         return self.conv.state
 
     @state.setter
-    def state(self, value: str) -> None:  # transitions sets the model's ``state``
+    def state(self, value: State) -> None:  # transitions sets the model's ``state``
         self.conv.state = value
 
     @property
-    def history(self) -> list[str]:
+    def history(self) -> list[SlotName]:
         return self.conv.history
 
     # -- callbacks named in the transition table (send_event=True: they get the event) --
@@ -60,7 +60,7 @@ class Turn:
         if src in QUESTIONS and src != dest and (
             not self.history or self.history[-1] != src
         ):
-            self.history.append(src)
+            self.history.append(cast(SlotName, src))
             del self.history[:-HISTORY_LIMIT]
 
     def forget(self, event: EventData) -> None:
