@@ -17,7 +17,7 @@ from datetime import date
 from functools import lru_cache
 
 from dialogue import readers
-from dialogue.conversation import AnswerValue, Conversation, Option, Proposal
+from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, SlotName
 from dialogue.errors import ParseError, Unsure
 from dialogue.flow import Plan
 from dialogue.keys import CONFIG, KEYS
@@ -25,7 +25,7 @@ from dialogue.keys import ORDER as KEY_ORDER
 from dialogue.machine import Turn
 from dialogue.readers import INFERRED
 from dialogue.reply import Choice, Notice, Source
-from dialogue.slots import SLOTS, serving, valid
+from dialogue.slots import SLOTS, question, serving, valid
 from dialogue.understand import config, models, names, negation
 from dialogue.understand.opening import Found, extract
 from dialogue.understand.text import fold, has_digit, words
@@ -54,7 +54,8 @@ def pair(key: str, value: AnswerValue) -> Message:
     return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
 
 
-def put(conv: Conversation, slot: str, reading: dict[str, AnswerValue], source: Source) -> None:
+def put(conv: Conversation, slot: SlotName, reading: dict[str, AnswerValue],
+        source: Source) -> None:
     """An answer to one question: its keys set, the question's other keys dropped (a new
     load replaces the old one, whatever its shape), its proposal answered. Re-answering an
     assumed answer with the same value confirms it. What it leaves void is dropped and asked
@@ -198,7 +199,7 @@ def choose(option: Option, turn: Turn, out: Outcome) -> bool:
     """A proposal's option picked: its answers, marked confirmed. 'None of these' reopens
     the question with the ways to describe a model. False when nothing was set."""
     conv = turn.conv
-    slot = conv.state
+    slot = question(conv.state)
     conv.proposals.pop(slot, None)
     if not option.answers:
         out.notices.append(Notice(kind="info", text=msg(f"dialogue.notice.none_{slot}"
@@ -241,7 +242,7 @@ def read(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     """Read a typed answer (or a choice's value) at the current question. True when an
     answer was set (the turn then moves on); a proposal stored is a change that stays."""
     conv = turn.conv
-    state, lang = conv.state, conv.language
+    state, lang = question(conv.state), conv.language
     slot = SLOTS[state]
     try:
         if state == "model":
@@ -329,7 +330,7 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
     # at a word question (the workload, the GPU) a sentence may name another model, which
     # these answers would then be sized on without it: only the number questions take more
-    if not SLOTS[conv.state].numeric or not has_digit(said) or len(said.split()) < 2:
+    if not SLOTS[question(conv.state)].numeric or not has_digit(said) or len(said.split()) < 2:
         return
     found = extract(said, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()
@@ -395,7 +396,7 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
                    answers={key: value}),
             Option(value="keep", label=msg("dialogue.choice.keep",
                                            answer=pair(key, conv.answers.get(key))))],
-            conv.state)
+            question(conv.state))
     if not fresh:
         return False
     found.answers, found.inferred = fresh, found.inferred & set(fresh)

@@ -36,7 +36,7 @@ Schema (version 3)::
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -60,6 +60,8 @@ SlotName = Literal["model", "workload", "concurrency", "context", "target_tokens
                    "precision", "train_tokens", "deadline_days", "interconnect", "gpu"]
 #: Where a conversation is: a question, the result shown (``done``), or ``cancelled``.
 State = SlotName | Literal["done", "cancelled"]
+DONE: Final = "done"
+CANCELLED: Final = "cancelled"
 
 
 class Option(BaseModel):

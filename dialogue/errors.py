@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from engine.wording import Message, msg
 
 if TYPE_CHECKING:
-    from dialogue.conversation import Option
+    from dialogue.conversation import Option, SlotName
 
 
 class DialogueError(Exception):
@@ -117,7 +117,7 @@ class Unsure(ParseError):
     ``slot`` is the question the proposal belongs to (a model proposal found in an opening
     waits at the model question). The turn stores it and shows it as a question."""
 
-    def __init__(self, message: Message, options: list[Option], slot: str) -> None:
+    def __init__(self, message: Message, options: list[Option], slot: SlotName) -> None:
         super().__init__(message)
         self.options = options
         self.slot = slot

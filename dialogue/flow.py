@@ -1,8 +1,12 @@
 """The next question, as predicates over the answers, and what the engine says of them.
 
-Like an errbot flow, each question is asked when its predicate holds: model, workload and
-the load (inference: concurrency, context, a throughput target; training: token budget and
-deadline) while they are open; two questions depend on the engine's answer:
+Like an errbot flow, :data:`FLOW` is rows of (question, predicate): the first row whose
+predicate holds is the next question, else the result. ``dialogue/machine.py`` builds its
+``advance`` transitions from these rows, in order, so the machine that moves a conversation
+and the flow that decides where are one table (docs/dialogue.md is generated from it).
+Model, workload and the load (inference: concurrency, context, a speed; training: token
+budget and deadline) are asked while they are open; two questions depend on the engine's
+answer (:data:`WEIGHED`):
 
 - INT4 consent, for inference, only when the answer with INT4 weights allowed differs from
   the answer without (what the consent decides is said first: :func:`int4_tradeoff`);
@@ -21,15 +25,15 @@ asked again, with the inferred value shown, before the result (:func:`_assumed`)
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from dialogue.conversation import AnswerValue, Conversation
+from dialogue.conversation import DONE, AnswerValue, Conversation, SlotName, State
 from dialogue.keys import KEYS, avoided
-from dialogue.machine import DONE
 from dialogue.reply import Source
-from dialogue.slots import ORDER, SLOTS, holds, serving, valid
+from dialogue.slots import SLOTS, holds, is_question, is_training, serving, valid
 from engine import EngineError, recommend
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TARGETS, SizingRequest
 from engine.result import Recommendation, StepAnswer
@@ -146,7 +150,7 @@ def _refused(exc: ValidationError) -> Message:
 
 
 class Plan:
-    """One turn's view of the answers: the next question, and the engine's answers."""
+    """One turn's view of the answers: the engine's answers, and what the flow asks of them."""
 
     def __init__(self, answers: Answers, sources: Sources | None = None,
                  reask: Collection[str] = ()) -> None:
@@ -187,84 +191,124 @@ class Plan:
     def link_decides(self) -> bool:
         return needs_link(self.recommendation())
 
-    def next_slot(self) -> str:
-        """The first question whose predicate holds, in tree order, or ``done``."""
-        for slot, ask in FLOW:
-            if ask(self.answers, self):
-                return slot
-        return DONE
-
-    def still_asked(self, slot: str) -> bool:
+    def still_asked(self, slot: SlotName) -> bool:
         """Whether the flow would ask this slot for these answers, answered or not (what a
         'change' may reopen; 'back' never returns to a question that no longer applies)."""
         if not SLOTS[slot].applies(self.answers):
             return False
+        weighed = WEIGHED.get(slot)
         try:
-            if slot == "int4":
-                return self.int4_decides()
-            if slot == "interconnect":
-                return self.link_decides()
+            return weighed is None or weighed.matters(self)
         except EngineFailed:
             return False
-        return True
 
-    def steps(self, state: str) -> list[StepAnswer]:
-        """The decision steps already decided when ``state`` is shown: before the INT4
-        question, step 1 (which said no); before the link, steps 1-2 (what holds whatever
-        the link); with the result, every step the engine walked."""
-        if state == "int4":
-            return [q for q in self.recommendation(allow_int4=True).questions if q.step == 1]
-        if state == "interconnect":
-            return [q for q in self.recommendation().questions if q.step <= 2]
+    def steps(self, state: State) -> list[StepAnswer]:
+        """The decision steps already decided when ``state`` is shown (:data:`WEIGHED`);
+        with the result, every step the engine walked."""
         if state == DONE:
             return list(self.recommendation().questions)
-        return []
+        weighed = WEIGHED.get(state) if is_question(state) else None
+        return [] if weighed is None else weighed.steps(self)
+
+    def notices(self, state: State) -> list[Message]:
+        """What is said before a question the engine decides (what the INT4 answer trades)."""
+        weighed = WEIGHED.get(state) if is_question(state) else None
+        return [] if weighed is None or weighed.notice is None else [weighed.notice(self)]
 
 
 def needs_link(rec: Recommendation) -> bool:
     return rec.verdict in _NEEDS_LINK or (rec.verdict == "replicas" and rec.workload != "inference")
 
 
-Predicate = Callable[[Answers, Plan], bool]
+# -- the questions the engine decides ----------------------------------------------------------
 
 
-def _open(slot: str) -> Predicate:
-    return lambda a, plan: SLOTS[slot].applies(a) and not valid(slot, a)
+@dataclass(frozen=True)
+class Weighed:
+    """A question only the engine's answer makes worth asking: when it ``matters``, the
+    decision ``steps`` already settled shown before it (what holds whatever the answer), and
+    a ``notice`` of what the answer trades."""
+
+    matters: Callable[[Plan], bool]
+    steps: Callable[[Plan], list[StepAnswer]]
+    notice: Callable[[Plan], Message] | None = None
 
 
-def _assumed(key: str) -> Predicate:
+WEIGHED: Mapping[SlotName, Weighed] = {
+    # step 1 said no (the weights and their KV cache do not fit) before 4-bit is weighed
+    "int4": Weighed(Plan.int4_decides,
+                    lambda p: [q for q in p.recommendation(allow_int4=True).questions
+                               if q.step == 1],
+                    notice=lambda p: int4_tradeoff(p)),
+    # steps 1-2 hold whatever the link: it only decides how well nodes scale
+    "interconnect": Weighed(Plan.link_decides,
+                            lambda p: [q for q in p.recommendation().questions if q.step <= 2]),
+}
+
+
+# -- the flow: the next question, as predicates over the plan ---------------------------------
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One row of the flow: ``slot`` is asked when ``when`` holds; the first row that holds,
+    in order, is the next question (``dialogue/machine.py`` makes each row a guarded
+    transition). ``why`` is the row as docs/dialogue.md says it."""
+
+    slot: SlotName
+    when: Callable[[Plan], bool]
+    why: str
+
+
+_SCOPES: Mapping[Callable[[Answers], bool], str] = {serving: " (inference)",
+                                                    is_training: " (training)"}
+
+
+def _open(slot: SlotName) -> Ask:
+    """An answer the work needs and does not have yet (or no longer validly)."""
+    return Ask(slot, lambda p: SLOTS[slot].applies(p.answers) and not valid(slot, p.answers),
+               "not answered yet" + _SCOPES.get(SLOTS[slot].applies, ""))
+
+
+def _assumed(slot: SlotName) -> Callable[[Plan], bool]:
     """What the sizing rests on (the workload, INT4 consent) is confirmed before the card
     when it was only inferred ('50 users' is serving; an '-AWQ' name is INT4 consent)."""
-    return lambda a, plan: key in a and plan.sources.get(key) == "assumed"
+    return lambda p: slot in p.answers and p.sources.get(slot) == "assumed"
 
 
-def _reasked(slot: str) -> Predicate:
+def _reasked(slot: SlotName) -> Ask:
     """A question with a default (the GPU, the link) whose answer was refused where it was
     said ('17 GPUs per node'): asked, where it still matters, rather than sized on the
     default the person tried to replace."""
     keys = SLOTS[slot].keys
-    return lambda a, plan: any(k in plan.reask for k in keys) and plan.still_asked(slot)
+    return Ask(slot, lambda p: any(k in p.reask for k in keys) and p.still_asked(slot),
+               "its answer was refused where it was said, and it still matters")
 
 
-FLOW: tuple[tuple[str, Predicate], ...] = (
-    *((s, _open(s)) for s in ("model", "workload")),
+def _matters(slot: SlotName) -> Callable[[Plan], bool]:
+    return lambda p: WEIGHED[slot].matters(p)
+
+
+FLOW: tuple[Ask, ...] = (
+    _open("model"),
+    _open("workload"),
     # what the work is comes first: inferred ('25 users', 'a 32k context' say inference),
     # it is confirmed before the questions it decides are asked
-    ("workload", _assumed("workload")),
-    *((s, _open(s)) for s in ("concurrency", "context", "target_tokens_per_s", "train_tokens",
-                              "deadline_days")),
-    # the questions behind what the engine is always sent (the GPU, the link): asked when
-    # their answer was refused
-    *((s, _reasked(s)) for s in dict.fromkeys(KEYS[k].slot for k, _ in ALWAYS)),
-    # the default GPU refused ('not on RTX PRO 6000') and no other named: asked
-    ("gpu", lambda a, plan: "gpu" not in a and DEFAULT_GPU in avoided(a.get("avoid_gpus"))),
-    # a format named that this GPU cannot run (NVFP4 off Blackwell): asked before the engine
-    ("precision", lambda a, plan: "precision" in a and _open("precision")(a, plan)),
-    ("int4", lambda a, plan: ("int4" not in a or _assumed("int4")(a, plan))
-     and plan.int4_decides()),
-    ("interconnect", lambda a, plan: "interconnect" not in a and plan.link_decides()),
+    Ask("workload", _assumed("workload"), "it was inferred, not said: confirmed first"),
+    *(_open(s) for s in ("concurrency", "context", "target_tokens_per_s", "train_tokens",
+                         "deadline_days")),
+    # the questions behind what the engine is always sent (the GPU, the link)
+    *(_reasked(s) for s in dict.fromkeys(KEYS[k].slot for k, _ in ALWAYS)),
+    Ask("gpu", lambda p: "gpu" not in p.answers and DEFAULT_GPU in avoided(
+        p.answers.get("avoid_gpus")), "the default GPU was refused and no other named"),
+    Ask("precision", lambda p: "precision" in p.answers and not valid("precision", p.answers),
+        "a weight format was named that this GPU cannot run (NVFP4 off Blackwell)"),
+    Ask("int4", lambda p: ("int4" not in p.answers or _assumed("int4")(p))
+        and _matters("int4")(p),
+        "not answered (or read from a checkpoint's name), and 4-bit weights change the answer"),
+    Ask("interconnect", lambda p: "interconnect" not in p.answers and _matters(
+        "interconnect")(p), "not answered, and the answer spans nodes the link decides"),
 )
-assert {s for s, _ in FLOW} <= set(ORDER)
 # -- what the INT4 answer trades -----------------------------------------------------------------
 
 

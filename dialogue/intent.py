@@ -10,7 +10,7 @@ answer's language, a question about the question changes nothing).
 from __future__ import annotations
 
 from dialogue.conversation import Conversation
-from dialogue.slots import ALIASES, SLOTS
+from dialogue.slots import ALIASES, SLOTS, is_question, question
 from dialogue.understand import commands, names, negation
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold
@@ -24,11 +24,12 @@ def asks(text: str, state: str) -> bool:
     """A question about the question is help, not an answer; at the model question, where a
     sentence is read for its answers ('can you size llama 3.1 70b for 50 users?'), only a
     request for an explanation ('what is ...', 'why ...') is."""
-    if state == "model":
+    slot = SLOTS[question(state)]
+    if slot.sentence:
         return negation.asks_about(text)
     if names.unsure(text):  # 'dunno?' leaves it to the bot (its default, or how to guess)
         return False
-    if not SLOTS[state].numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
+    if not slot.numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
         return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer
     return negation.is_question(text)
 
@@ -54,8 +55,8 @@ def clicked(conv: Conversation, text: str) -> bool:
     proposal = conv.proposals.get(conv.state)
     if proposal is not None and text in {o.value for o in proposal.options}:
         return True
-    slot = SLOTS.get(conv.state)
-    return slot is not None and text in {c.value for c in slot.choices(conv.answers)}
+    return is_question(conv.state) and text in {
+        c.value for c in SLOTS[conv.state].choices(conv.answers)}
 
 
 def follow_up(text: str, lang: Lang = "en") -> bool:

@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dialogue.conversation import AnswerValue, SlotName
 from dialogue.understand import config
 from engine.catalog import catalog
 from engine.wording import Message, msg, text
 
-AnswerValue = str | bool | int | float | None
 Answers = Mapping[str, AnswerValue]
 CONFIG = "config:"  # the prefix of a model given by its config.json ('config:<name>')
 
@@ -89,10 +89,14 @@ class Key:
     """One answer a conversation may keep: its question, its shown value, its engine name."""
 
     name: str
-    slot: str
+    slot: SlotName
     show: Callable[[AnswerValue], Message]
     request: Callable[[AnswerValue, Answers], dict[str, Any]] | None = None  # None: as named
     shown: bool = True  # on the summary (the stored config.json is shown by the model's line)
+    #: the key the same words mean on a batch job's card ('by tomorrow' is the job's
+    #: deadline, '3000 tokens' its documents' length), unless its question's other keys are
+    #: said beside it ('1k prompts, 300-token answers' stay lengths)
+    batch: str | None = None
 
     @property
     def label(self) -> Message:
@@ -113,7 +117,7 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("documents", "concurrency", _shown("dialogue.show.documents", "n")),
     Key("document_tokens", "concurrency", _shown("dialogue.show.tokens_each", "n")),
     Key("batch_days", "concurrency", _shown("dialogue.show.days", "days")),
-    Key("context", "context", _context),
+    Key("context", "context", _context, batch="document_tokens"),
     Key("prompt_tokens", "context", _shown("dialogue.show.length", "n")),
     Key("output_tokens", "context", _shown("dialogue.show.length", "n")),
     Key("per_user_tokens_per_s", "target_tokens_per_s", _shown("dialogue.show.per_user",
@@ -128,7 +132,8 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("examples", "train_tokens", _shown("dialogue.show.examples", "n")),
     Key("example_tokens", "train_tokens", _shown("dialogue.show.tokens_each", "n")),
     Key("epochs", "train_tokens", _shown("dialogue.show.count", "n")),
-    Key("deadline_days", "deadline_days", _shown("dialogue.show.days", "days")),
+    Key("deadline_days", "deadline_days", _shown("dialogue.show.days", "days"),
+        batch="batch_days"),
     Key("interconnect", "interconnect", _entry("link")),
     Key("gpu", "gpu", _entry("gpu")),
     # a node size said with its GPU ('on a single RTX 4090', 'on 4x L40S') is the hardware
@@ -147,6 +152,16 @@ KEYS: dict[str, Key] = {k.name: k for k in (
 ORDER: tuple[str, ...] = tuple(KEYS)
 
 
-def of_slot(slot: str) -> tuple[str, ...]:
+def of_slot(slot: SlotName) -> tuple[str, ...]:
     """The keys a question's answer may set (a new answer to it replaces them all)."""
     return tuple(k for k, key in KEYS.items() if key.slot == slot)
+
+
+def for_batch(said: Mapping[str, AnswerValue]) -> dict[str, AnswerValue]:
+    """What a sentence said after a batch job's card, in the batch's keys (``Key.batch``)."""
+    out: dict[str, AnswerValue] = {}
+    for k, v in said.items():
+        batch = KEYS[k].batch
+        beside = set(of_slot(KEYS[k].slot)) - {k}
+        out[batch if batch is not None and not beside & set(said) else k] = v
+    return out

@@ -14,12 +14,12 @@ from functools import lru_cache
 
 from dialogue.answer import Outcome
 from dialogue.assumptions import assumptions
-from dialogue.conversation import Conversation
-from dialogue.flow import ALWAYS, EngineFailed, Plan, int4_tradeoff, request
+from dialogue.conversation import Conversation, SlotName
+from dialogue.flow import ALWAYS, EngineFailed, Plan, request
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
-from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, valid
+from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, question, valid
 from dialogue.turn import changeable
 from dialogue.understand.load import at_once
 from engine.result import Recommendation
@@ -78,26 +78,25 @@ def _reply(conv: Conversation, **fields: object) -> Reply:
 
 
 def _question(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
-    slot = SLOTS[conv.state]
+    slot = SLOTS[question(conv.state)]
     proposal = conv.proposals.get(conv.state)
     text: Message = slot.ask(conv.answers)
     if proposal is not None:
         text = proposal.text
-    elif assumed(conv, conv.state):  # inferred, not said: confirm it (Enter keeps it)
+    elif assumed(conv, slot.name):  # inferred, not said: confirm it (Enter keeps it)
         text = msg("dialogue.question.assumed", question=text, now=slot.show(conv.answers))
     elif not slot.worded_for(conv.answers) and any(k in conv.answers for k in slot.keys
                                                    if k not in (*slot.keeps, *slot.parts)):
         shown = slot.show(conv.answers)
         # a new model with a shorter window: the old answer is shown as what no longer fits
         text = (msg("dialogue.question.now", question=text, now=shown)
-                if valid(conv.state, conv.answers)
+                if valid(slot.name, conv.answers)
                 else msg(slot.was, question=text, was=shown))
     notices = list(out.notices)
     steps = []
     try:
         steps = plan.steps(conv.state)
-        if conv.state == "int4":
-            notices.append(Notice(kind="tradeoff", text=int4_tradeoff(plan)))
+        notices += [Notice(kind="tradeoff", text=t) for t in plan.notices(conv.state)]
     except EngineFailed:  # the steps are context; the question stands without them
         steps = []
     default = None if proposal is not None else current_default(conv)
@@ -177,7 +176,7 @@ def _nav(kind: str, value: str, slot: str | None = None,
                                "style": style})
 
 
-def _assumed_slots(conv: Conversation) -> list[str]:
+def _assumed_slots(conv: Conversation) -> list[SlotName]:
     """The questions whose answer the bot assumed: one click away from a change."""
     weak: tuple[Source, ...] = ("assumed",)
     slots = {KEYS[k].slot for k, s in conv.sources.items() if s in weak and k in KEYS}
@@ -198,7 +197,7 @@ def _question_nav(conv: Conversation) -> list[Nav]:
     return nav
 
 
-def _result_nav(conv: Conversation, names: list[str], more: Nav | None = None) -> list[Nav]:
+def _result_nav(conv: Conversation, names: list[SlotName], more: Nav | None = None) -> list[Nav]:
     """'Change <answer>' for each answer that still shapes the result (what was assumed
     first: one click to correct it), then back and a new sizing. The value is the command
     typed, in the words every language understands."""

@@ -18,7 +18,7 @@ from datetime import date
 
 import engine
 from dialogue import keys as answer_keys
-from dialogue.conversation import AnswerValue, Option
+from dialogue.conversation import AnswerValue, Option, SlotName
 from dialogue.errors import ParseError, Unsure
 from dialogue.keys import Answers, show_model
 from dialogue.understand import audience, dataset, load, names, negation, numbers
@@ -67,7 +67,7 @@ _K_ONLY = re.compile(r"^(\d{1,4})\s*k$")
 _BARE = re.compile(r"\s*[\d.,\s]+\s*k?\s*")
 
 
-def _elsewhere(t: str, here: str, value: float, here_label: Message) -> Unsure | None:
+def _elsewhere(t: str, here: SlotName, value: float, here_label: Message) -> Unsure | None:
     """'32k' at the load or speed question is most often a context: ask, with both."""
     m = _K_ONLY.match(words(t))
     if m is None:

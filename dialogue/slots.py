@@ -19,11 +19,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeGuard
 
 from dialogue import choices, readers
 from dialogue import keys as answer_keys
 from dialogue.assumptions import assumptions
-from dialogue.conversation import Conversation
+from dialogue.conversation import Conversation, SlotName
 from dialogue.errors import ParseError
 from dialogue.keys import Answers
 from dialogue.reply import Choice
@@ -49,7 +50,7 @@ class Default:
 
 @dataclass(frozen=True)
 class Slot:
-    name: str  # the state that asks it
+    name: SlotName  # the state that asks it
     aliases: tuple[str, ...]  # folded words for 'change <answer>', English and French
     numeric: bool  # a bare number typed is the answer, not a choice's index
     applies: Callable[[Answers], bool]  # whether it can matter for these answers
@@ -74,10 +75,28 @@ class Slot:
     together: tuple[str, ...] = ()
     #: the other questions a new answer settles, with their answer: a 16- or 8-bit weight
     #: format chosen says no to 4-bit weights (the format chosen is the card's)
-    settles: Callable[[Answers], dict[str, Reading]] = lambda a: {}
+    settles: Callable[[Answers], dict[SlotName, Reading]] = lambda a: {}
     #: the answers a new answer leaves void, dropped and asked again: the GPU of the card
     #: refused ('not on H200 actually') is no answer any more
     voids: Callable[[Answers], tuple[str, ...]] = lambda a: ()
+    #: whether it is answered, and validly for the other answers (a context within the
+    #: model's window); None: its own key is there
+    complete: Callable[[Answers], bool] | None = None
+    #: the question that takes its answer instead, for these answers (a batch job's deadline
+    #: is part of its load)
+    instead: Callable[[Answers], SlotName | None] = lambda a: None
+    #: what refusing to change it says when the engine's answer makes it moot (a message
+    #: id: 4-bit weights that change nothing, a link the answer never crosses)
+    moot: str | None = None
+    #: its answer is a whole sentence, read as an opening is ('llama 70b for 50 users')
+    sentence: bool = False
+    #: its answer decides which other questions exist (the model, the workload): said after
+    #: the card it is a change, and the questions it brings are asked
+    shapes: bool = False
+
+    def answered(self, answers: Answers) -> bool:
+        """Answered, and still valid for the other answers."""
+        return self.complete(answers) if self.complete else self.name in answers
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
@@ -182,18 +201,59 @@ def _always(_: Answers) -> bool:
     return True
 
 
-SLOTS: dict[str, Slot] = {
+def _model_given(a: Answers) -> bool:
+    """A model, and for one named by its config.json, the config itself."""
+    m = a.get("model")
+    return m is not None and (not isinstance(m, str) or not m.startswith(
+        answer_keys.CONFIG) or "model_config" in a)
+
+
+def _load_given(a: Answers) -> bool:
+    """Requests at once or per second; a batch job is a load once it has its deadline."""
+    return any(k in a for k in ("concurrency", "requests_per_s")) or (
+        "documents" in a and "batch_days" in a)
+
+
+def _context_given(a: Answers) -> bool:
+    """A context within the model's window; or prompt and answer lengths, or a batch's
+    documents (the engine sums them)."""
+    v, limit = a.get("context"), readers.context_limit(a)
+    if v is None:
+        return "prompt_tokens" in a or "output_tokens" in a or "document_tokens" in a
+    return isinstance(v, int) and not isinstance(v, bool) and (limit is None or v <= limit)
+
+
+def _speed_given(a: Answers) -> bool:
+    """A per-user speed or a total; a batch job has its deadline instead (nobody reads it)."""
+    return any(k in a for k in ("target_tokens_per_s", "per_user_tokens_per_s", "documents"))
+
+
+def _format_given(a: Answers) -> bool:
+    """A format the GPU runs (NVFP4 needs FP4 tensor cores), or only the KV cache's."""
+    weights = a.get("precision")
+    return ("kv_precision" in a and weights is None) or (
+        weights in {c.value for c in choices.precisions(a)})
+
+
+def _gpu_given(a: Answers) -> bool:
+    return "gpu" in a or "gpus_per_node" in a
+
+
+SLOTS: dict[SlotName, Slot] = {
     s.name: s
     for s in (
         Slot("model", ("model", "llm", "the model", "modele", "le modele"), False, _always,
-             lambda t, a, lang, today: models.model(t, lang), choices.menu(choices.models_menu)),
+             lambda t, a, lang, today: models.model(t, lang), choices.menu(choices.models_menu),
+             complete=_model_given, sentence=True, shapes=True),
         Slot("workload", ("workload", "task", "job", "use", "charge de travail", "travail",
                           "tache", "usage"), False, _always,
              readers.one("workload", names.workload), choices.menu(choices.workloads_menu),
+             shapes=True,
              ask_params=lambda a: {"model": readers.model_name(a)}),
         Slot("concurrency", ("concurrency", "users", "concurrent", "requests", "load",
                              "utilisateurs", "requetes", "concurrence", "charge"), True, serving,
              readers.read_load, choices.concurrencies, default=_concurrency_default,
+             complete=_load_given,
              # only a headcount over a period is kept without a load ('2 million monthly
              # users'): said beside the question, which asks how many of them at once
              was="dialogue.question.was_people",
@@ -207,7 +267,7 @@ SLOTS: dict[str, Slot] = {
                  "prompt_tokens") not in (None, a["document_tokens"]) else ()),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
-             readers.read_context, choices.contexts,
+             readers.read_context, choices.contexts, complete=_context_given,
              ask_params=lambda a: {"model": readers.model_name(a),
                                    "limit": readers.context_limit(a) or 0,
                                    "documents": int(a.get("documents") or 0)},
@@ -217,12 +277,13 @@ SLOTS: dict[str, Slot] = {
         Slot("target_tokens_per_s", ("target", "throughput", "tok/s", "tokens per second",
                                      "speed", "objectif", "debit", "cible", "vitesse"), True,
              serving, readers.read_speed, choices.menu(choices.speeds_menu), default=_speed_default,
+             complete=_speed_given,
              ask_params=lambda a: {"reading": readers.reading_speed(),
                                    "chatgpt": assumptions().chatgpt_tokens_per_s},
              keeps=("ttft_s",)),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
              serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)},
-             choices.menu(choices.int4s_menu),
+             choices.menu(choices.int4s_menu), moot="dialogue.error.change_moot_int4",
              ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
                  f"precision.{a.get('precision') or 'fp8'}"), "format": msg(
                  "precision.nvfp4" if catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)]
@@ -234,6 +295,7 @@ SLOTS: dict[str, Slot] = {
         Slot("precision", ("precision", "weight format", "weights format", "format", "weights",
                            "format des poids", "poids"), False, serving,
              readers.one("precision", names.precision), choices.precisions,
+             complete=_format_given,
              ask_params=lambda a: {"model": readers.model_name(a), "gpu": text(
                  catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)].name)},
              was="dialogue.question.was_format", merge=True,
@@ -252,10 +314,13 @@ SLOTS: dict[str, Slot] = {
              parts=("examples", "example_tokens", "epochs"), default=_finetune_tokens),
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,
-             readers.read_deadline, choices.deadlines, default=_deadline_default),
+             readers.read_deadline, choices.deadlines, default=_deadline_default,
+             # a batch job's deadline is part of its load
+             instead=lambda a: "concurrency" if "documents" in a and serving(a) else None),
         Slot("interconnect", ("interconnect", "network", "link", "fabric", "nic", "reseau",
                               "interconnexion", "lien"), False, _always,
              readers.one("interconnect", names.interconnect), choices.menu(choices.links_menu),
+             moot="dialogue.error.change_moot_link",
              default=lambda a: Default({"interconnect": DEFAULT_INTERCONNECT},
                                        DEFAULT_INTERCONNECT,
                                        answer_keys.KEYS["interconnect"].show(
@@ -265,6 +330,7 @@ SLOTS: dict[str, Slot] = {
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
              lambda t, a, lang, today: gpus.hardware(t), choices.gpus_offered,
+             complete=_gpu_given,
              default=lambda a: None if DEFAULT_GPU in answer_keys.avoided(a.get("avoid_gpus"))
              else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                           answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),  # never one refused
@@ -274,35 +340,25 @@ SLOTS: dict[str, Slot] = {
              else ()),
     )
 }
-ORDER: tuple[str, ...] = tuple(SLOTS)
-ALIASES: dict[str, str] = {alias: s.name for s in SLOTS.values() for alias in s.aliases}
+ORDER: tuple[SlotName, ...] = tuple(SLOTS)
+ALIASES: dict[str, SlotName] = {alias: s.name for s in SLOTS.values() for alias in s.aliases}
 
 
-def valid(slot: str, answers: Answers) -> bool:
-    """Answered, and still valid for the other answers (a context beyond a new model's max)."""
-    if slot == "context":
-        v, limit = answers.get("context"), readers.context_limit(answers)
-        if v is None:  # prompt and answer lengths, or a batch's documents: the engine sums
-            return "prompt_tokens" in answers or "output_tokens" in answers or (
-                "document_tokens" in answers)
-        return isinstance(v, int) and not isinstance(v, bool) and (limit is None or v <= limit)
-    if slot == "concurrency":  # a batch job is a load once it has its deadline
-        return any(k in answers for k in ("concurrency", "requests_per_s")) or (
-            "documents" in answers and "batch_days" in answers)
-    if slot == "target_tokens_per_s":
-        return any(k in answers for k in ("target_tokens_per_s", "per_user_tokens_per_s",
-                                          "documents"))
-    if slot == "gpu":
-        return "gpu" in answers or "gpus_per_node" in answers
-    if slot == "precision":  # a format the GPU runs (NVFP4 needs FP4 tensor cores)
-        weights = answers.get("precision")
-        return ("kv_precision" in answers and weights is None) or (
-            weights in {c.value for c in choices.precisions(answers)})
-    if slot == "model":
-        m = answers.get("model")
-        return m is not None and (not isinstance(m, str) or not m.startswith(
-            answer_keys.CONFIG) or "model_config" in answers)
-    return slot in answers
+def is_question(state: str) -> TypeGuard[SlotName]:
+    """Whether a state (or a word read as one) is a question, not ``done`` or ``cancelled``."""
+    return state in SLOTS
+
+
+def question(state: str) -> SlotName:
+    """The question a turn at ``state`` is answering (a turn at the result answers none)."""
+    if not is_question(state):
+        raise ValueError(f"{state!r} is not a question")
+    return state
+
+
+def valid(slot: SlotName, answers: Answers) -> bool:
+    """Answered, and still valid for the other answers (:meth:`Slot.answered`)."""
+    return SLOTS[slot].answered(answers)
 
 
 def holds(key: str, answers: Answers) -> bool:
@@ -314,7 +370,7 @@ def holds(key: str, answers: Answers) -> bool:
         valid(slot.name, answers) or key in slot.keeps or key in slot.parts)
 
 
-def assumed(conv: Conversation, slot: str) -> bool:
+def assumed(conv: Conversation, slot: SlotName) -> bool:
     """Whether the bot inferred this question's answer (shown, to be confirmed or changed)."""
     keys = [k for k in SLOTS[slot].keys if k in conv.answers]
     return bool(keys) and all(conv.sources.get(k) == "assumed" for k in keys)
@@ -323,8 +379,8 @@ def assumed(conv: Conversation, slot: str) -> bool:
 def current_default(conv: Conversation) -> Default | None:
     """What an empty answer takes here: an assumed answer (Enter confirms it), else the
     question's own default."""
-    slot = SLOTS[conv.state]
-    if assumed(conv, conv.state):
+    slot = SLOTS[question(conv.state)]
+    if assumed(conv, slot.name):
         answers = {k: conv.answers[k] for k in slot.keys if k in conv.answers}
         return Default(answers, _typed(slot, answers), slot.show(conv.answers))
     return slot.default(conv.answers)
@@ -344,5 +400,4 @@ def _typed(slot: Slot, answers: Reading) -> str:
 
 def expects_number(state: str) -> bool:
     """True when a bare number typed at this question is the answer, not a choice index."""
-    slot = SLOTS.get(state)
-    return slot is not None and slot.numeric
+    return is_question(state) and SLOTS[state].numeric

@@ -22,11 +22,11 @@ from datetime import date
 from dialogue import answer as reading
 from dialogue import readers
 from dialogue.answer import Outcome, pair
-from dialogue.conversation import AnswerValue, Conversation
+from dialogue.conversation import AnswerValue, Conversation, SlotName
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
 from dialogue.intent import asks, clicked, topic
-from dialogue.keys import KEYS
+from dialogue.keys import KEYS, for_batch
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.reply import Notice
 from dialogue.slots import (
@@ -35,7 +35,9 @@ from dialogue.slots import (
     SLOTS,
     assumed,
     current_default,
+    is_question,
     is_training,
+    question,
     serving,
     valid,
 )
@@ -57,7 +59,7 @@ def command(text: str) -> Command | None:
     return commands.read(text, ALIASES)
 
 
-def changeable(plan: Plan) -> list[str]:
+def changeable(plan: Plan) -> list[SlotName]:
     """The slots a 'change' may reopen: those the flow would still ask for these answers."""
     return [n for n in ORDER if plan.still_asked(n)]
 
@@ -199,14 +201,12 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
     if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
         said = dict(readers.share_of_people(text, conv.answers) or {})
-    if "deadline_days" in said and "documents" in conv.answers and serving(conv.answers):
-        said["batch_days"] = said.pop("deadline_days")  # 'what if it's by tomorrow': the batch's
-    if ("context" in said and "documents" in conv.answers and serving(conv.answers)
-            and not {"prompt_tokens", "output_tokens"} & set(said)):
-        said["document_tokens"] = said.pop("context")  # a batch's prompt is its document
+    if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'
+        said = for_batch(said)
     can = changeable(_plan(conv))
     slots = list(dict.fromkeys(KEYS[k].slot for k in said))
-    first = next((s for s in ("model", "workload") if s in slots or s in found.unsure), None)
+    first = next((s for s in ORDER if SLOTS[s].shapes and (s in slots or s in found.unsure)),
+                 None)
     unsure = next((s for s in found.unsure if s in can), None)
     if first is not None:  # 'and for llama 3.1 8b?': asked as its 'change'
         _change(Command("change", first, raw=first, value=text), turn, out, today)
@@ -252,7 +252,7 @@ def _explain(turn: Turn, out: Outcome, *, math: bool) -> None:
         answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
 
 
-def _completed(slot: str, text: str, said: dict[str, AnswerValue], conv: Conversation,
+def _completed(slot: SlotName, text: str, said: dict[str, AnswerValue], conv: Conversation,
                today: date | None) -> dict[str, AnswerValue]:
     """A new value for one part of an answer keeps the parts that still apply: '2 epochs'
     keeps the examples and their length, '20M documents' the batch's deadline and document
@@ -285,8 +285,8 @@ def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> Non
 
 def _empty(turn: Turn, out: Outcome) -> None:
     """An empty answer takes the question's shown default (and says so), or is refused."""
-    slot = SLOTS[turn.state]
-    was_assumed = assumed(turn.conv, turn.state)
+    slot = SLOTS[question(turn.state)]
+    was_assumed = assumed(turn.conv, slot.name)
     default = current_default(turn.conv)
     if default is None or turn.state in turn.conv.proposals:
         out.error = msg("dialogue.error.empty")
@@ -303,8 +303,8 @@ def _empty(turn: Turn, out: Outcome) -> None:
 
 def _help(turn: Turn, out: Outcome, slot_name: str) -> None:
     fire("help", turn)
-    slot = SLOTS.get(slot_name)
-    if slot is not None:
+    if is_question(slot_name):
+        slot = SLOTS[slot_name]
         out.notices.append(Notice(kind="info", text=msg("dialogue.help.question",
                                                         help=slot.help)))
     else:
@@ -334,7 +334,7 @@ def _navigate(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> Non
         _change(cmd, turn, out, today)
 
 
-def _words(slots: list[str]) -> list[Message]:
+def _words(slots: list[SlotName]) -> list[Message]:
     return [msg(f"dialogue.slot.{s}.word") for s in slots]
 
 
@@ -342,14 +342,15 @@ def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
     names_ = changeable(_plan(conv))
     can = _words(names_)
-    if cmd.slot == "deadline_days" and "documents" in conv.answers and serving(conv.answers):
-        cmd = Command("change", "concurrency", raw=cmd.raw, value=cmd.value)  # a batch's
+    instead = SLOTS[cmd.slot].instead(conv.answers) if cmd.slot is not None else None
+    if instead is not None:  # a batch job's deadline: its load
+        cmd = Command("change", instead, raw=cmd.raw, value=cmd.value)
+    moot = SLOTS[cmd.slot].moot if cmd.slot is not None else None
     if cmd.slot is None:
         out.error = (msg("dialogue.error.change_what", text=cmd.raw, names=can) if cmd.raw
                      else msg("dialogue.error.change_which", names=can))
-    elif cmd.slot not in names_ and SLOTS[cmd.slot].applies(conv.answers):
-        moot = "link" if cmd.slot == "interconnect" else "int4"
-        out.error = msg(f"dialogue.error.change_moot_{moot}", names=can)
+    elif cmd.slot not in names_ and moot is not None and SLOTS[cmd.slot].applies(conv.answers):
+        out.error = msg(moot, names=can)
     elif cmd.slot not in names_:
         out.error = msg("dialogue.error.change_not_here", answer=SLOTS[cmd.slot].label,
                         workload=SLOTS["workload"].show(conv.answers), names=can)
@@ -386,17 +387,14 @@ def _stay(turn: Turn, out: Outcome) -> None:
 
 
 def _advance(turn: Turn, out: Outcome) -> None:
-    """Move to the first open question (asking the engine if a step decides it). The card is
-    never reached without the engine's answer: a request it refuses is refused here, where
-    the turn says why and keeps the conversation as it was."""
+    """Move to the first open question, or to the result (the machine's ``advance``, which
+    asks the engine before the card: a request it refuses is refused here, where the turn
+    says why and keeps the conversation as it was)."""
     plan = _plan(turn.conv)
-    target = plan.next_slot()
-    if target == DONE:
-        plan.recommendation()  # raises EngineFailed (memoized: the card reuses it)
     was = turn.state
-    fire("advance", turn, target)
+    fire("advance", turn, plan=plan)
     out.plan = plan
-    out.finished = target == DONE and was != DONE
+    out.finished = turn.state == DONE and was != DONE
 
 
 def fetched(before: Conversation, out: Outcome, config_text: str | None,
@@ -432,7 +430,7 @@ def fetched(before: Conversation, out: Outcome, config_text: str | None,
     return Outcome(kept, error=out.error)
 
 
-def _back_target(turn: Turn) -> str | None:
+def _back_target(turn: Turn) -> SlotName | None:
     """The question to return to: the last one asked that still applies, else the previous
     answered one in tree order (so 'back' works after a pre-filled opening too).
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from dialogue.conversation import SlotName
 from dialogue.understand.language import chosen
 from dialogue.understand.lexicon import LANGS, raw, terms
 from dialogue.understand.text import fold
@@ -34,13 +35,13 @@ _TO = re.compile(rf"^(?P<name>.+?)\s*(?:\s{terms('change_to')}\s|=|:)\s*(?P<valu
 @dataclass(frozen=True)
 class Command:
     kind: Kind
-    slot: str | None = None  # for change: the slot, or None when the name is unknown
+    slot: SlotName | None = None  # for change: the slot, or None when the name is unknown
     raw: str = ""
     value: str | None = None  # change: the new answer given with it; language: the rest
     language: Lang | None = None  # for language: the one asked for
 
 
-def read(text: str, aliases: Mapping[str, str]) -> Command | None:
+def read(text: str, aliases: Mapping[str, SlotName]) -> Command | None:
     """The command ``text`` is, or None when it is an answer. ``aliases``: the words for
     each answer a change may reopen (folded), to its slot name."""
     said = " ".join(text.strip().rstrip("!.").split())  # the person's case, for a value

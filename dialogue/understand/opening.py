@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
+from dialogue.conversation import SlotName
 from dialogue.errors import ParseError, Unsure
 from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
@@ -197,7 +198,7 @@ class Found:
     inferred: set[str] = field(default_factory=set)
     leftovers: list[str] = field(default_factory=list)
     hint: ParseError | None = None
-    unsure: dict[str, Unsure] = field(default_factory=dict)
+    unsure: dict[SlotName, Unsure] = field(default_factory=dict)
     fetch: str | None = None
     refusals: list[ParseError] = field(default_factory=list)
     #: the keys whose answer was refused, with the refusal
