@@ -25,6 +25,7 @@ class Assumptions(BaseModel):
     peak_share: float = Field(gt=0, le=1)
     peak_shares: tuple[float, ...]
     bytes_per_token: float = Field(gt=0)
+    context_tokens: int = Field(gt=0)
     sources: dict[str, str]
 
     @model_validator(mode="after")

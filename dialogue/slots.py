@@ -29,6 +29,7 @@ from dialogue.errors import ParseError
 from dialogue.keys import Answers
 from dialogue.reply import Choice
 from dialogue.understand import gpus, models, names
+from engine import units
 from engine.catalog import catalog
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.units import tokens
@@ -186,6 +187,16 @@ def _concurrency_default(answers: Answers) -> Default | None:
     return Default({"concurrency": n}, str(n), msg("dialogue.choice.concurrency", n=n))
 
 
+def _context_default(answers: Answers) -> Default | None:
+    """A window a chat conversation rarely outgrows, within the model's; a batch job's
+    question asks its documents' size, which only they know."""
+    if readers.sizeless_batch(answers):
+        return None
+    n = min(assumptions().context_tokens, readers.context_limit(answers) or 10**9)
+    return Default({"context": n}, units.context(float(n), "en"),
+                   answer_keys.KEYS["context"].show(n))
+
+
 def _speed_default(_: Answers) -> Default:
     """A comfortable reading speed per user: what most people mean by "fast enough"."""
     r = readers.reading_speed()
@@ -268,6 +279,7 @@ SLOTS: dict[SlotName, Slot] = {
         Slot("context", ("context", "ctx", "context length", "window", "contexte",
                          "longueur de contexte", "fenetre"), True, serving,
              readers.read_context, choices.contexts, complete=_context_given,
+             default=_context_default,
              ask_params=lambda a: {"model": readers.model_name(a),
                                    "limit": readers.context_limit(a) or 0,
                                    "documents": int(a.get("documents") or 0)},

@@ -52,6 +52,14 @@ class _Glued(BaseModel):
     scales: list[str]
 
 
+class _Slips(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    #: the words that carry an answer: a word one slip from one of them is read as it
+    words: list[str]
+    #: the shortest word a slip is read in (shorter ones are too near other words)
+    shortest: int
+
+
 class _Asking(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     questions: list[str]
@@ -103,6 +111,7 @@ class Lexicon(BaseModel):
     phrases: dict[str, str]
     asking: _Asking
     glued: _Glued
+    slips: _Slips
     noise: _Noise
     negation: _Negation
     fields: _Fields
@@ -151,6 +160,10 @@ class Compiled:
     multiplied: frozenset[str]
     spelled: re.Pattern[str]  # a run of number words
     glued: re.Pattern[str]  # a count glued to the word it counts
+    glued_after: re.Pattern[str]  # a word glued to the count it takes ('contexte16k')
+    slips: dict[str, frozenset[str]]  # a word or one of its one-letter deletions -> words
+    known: frozenset[str]  # the words a slip is never read in (they are words already)
+    shortest: int
     apart: re.Pattern[str]  # a count and its scale typed apart
     suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
     why: re.Pattern[str]  # a folded sentence that asks why the card is so
@@ -185,15 +198,59 @@ def compiled() -> Compiled:
     glued_words = {w for b in books for w in b.glued.words}
     glued = re.compile(
         rf"(?<![\w.,])(\d+(?:[.,]\d+)?(?:k|m|b)?)(?=(?:{_alternation(glued_words)})\b)", re.I)
+    glued_after = re.compile(rf"(?<![\w-])({_alternation(glued_words)})(?=\d)", re.I)
+    carriers = {w for b in books for w in b.slips.words}
+    slips: dict[str, set[str]] = {}
+    for w in carriers:
+        for variant in (key(w), *_deletions(key(w))):
+            slips.setdefault(variant, set()).add(w)
+    known = {key(w) for w in carriers | glued_words | set(units) | set(scales)}
     apart_scales = {w for b in books for w in b.glued.scales}
     apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
                        re.I)
     rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
     return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
-                    frozenset(w for r in rules for w in r.multiplied), spelled, glued, apart,
+                    frozenset(w for r in rules for w in r.multiplied), spelled, glued,
+                    glued_after, {k: frozenset(v) for k, v in slips.items()},
+                    frozenset(known), min(b.slips.shortest for b in books), apart,
                     _leads({w for b in books for w in b.asking.suggestions}),
                     _leads({w for b in books for w in b.asking.why}),
                     frozenset(w for b in books for w in b.asking.math))
+
+
+def _deletions(word: str) -> list[str]:
+    """The word with one letter left out, at each place."""
+    return [word[:i] + word[i + 1:] for i in range(len(word))]
+
+
+def one_slip(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with one slip: a letter missing, extra or wrong, or two
+    neighbours swapped (Damerau's single edit)."""
+    if typed == word or abs(len(typed) - len(word)) > 1:
+        return False
+    if len(typed) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and typed[diff[0]] == word[diff[1]]
+                                  and typed[diff[1]] == word[diff[0]])
+    short, long_ = sorted((typed, word), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def slipped(typed: str) -> str | None:
+    """The answer-carrying word ``typed`` is one slip from ('utilisateures', 'fien-tune',
+    'contxt'), when exactly one is; None for a word the lexicon knows or nothing near."""
+    lex = compiled()
+    k = key(typed)
+    if len(k) < lex.shortest or k in lex.known:
+        return None
+    near = {w for v in (k, *_deletions(k), *_swaps(k)) for w in lex.slips.get(v, ())
+            if one_slip(k, key(w))}
+    return next(iter(near)) if len(near) == 1 else None
+
+
+def _swaps(word: str) -> list[str]:
+    return [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
 
 
 def _leads(words: set[str]) -> re.Pattern[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from dialogue.understand.lexicon import compiled, key
+from dialogue.understand.lexicon import compiled, key, slipped
 from dialogue.understand.text import fold
 
 __all__ = ["spelled_number", "tidy"]
@@ -36,6 +36,9 @@ _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]+(?=\S)|(?<=\S)[*_]+(?=\s|$|[,.;:!?])"
 #: struck-out text (``~64 users~``) is what the person took back
 _STRUCK = re.compile(r"(?:(?<=\s)|^)~[^~\n]+~(?=\s|$|[,.;:!?])", re.M)
 #: a quote's or a list's mark at a line's start
+#: a word (letters, maybe hyphenated) standing alone: never part of a name with digits or a
+#: path ('qwen3', 'meta-llama/Llama'), where a slip is not read
+_WORD = re.compile(r"(?<![\w/.-])[^\W\d_]+(?:-[^\W\d_]+)*(?![\w/.-])")
 _BULLET = re.compile(r"^[ \t]*(?:>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
 
 
@@ -60,6 +63,8 @@ def tidy(text: str) -> str:
         t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
     lex = compiled()
     t = lex.glued.sub(r"\1 ", t)
+    t = lex.glued_after.sub(r"\1 ", t)
+    t = _WORD.sub(lambda m: slipped(m[0]) or m[0], t)
     t = lex.apart.sub(r"\1\2", t)
     t = lex.rewrite.sub(lambda m: lex.rewrites.get(key(m[0]), m[0]), t)
     t = lex.spelled.sub(lambda m: spelled_number(m[0]), t)
