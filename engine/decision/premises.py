@@ -48,7 +48,8 @@ def _inference(facts: Facts) -> list[Message]:
             "assumption.request_shape_work", work=msg(f"work.{facts.work.id}"), **shape),
         *([msg("assumption.prefix_cache", new=sh.isl, cached=sh.cached)] if sh.cached else []),
         msg("assumption.reserve", reserve=pol.runtime_reserve_gb_per_gpu),
-        msg("assumption.serving_model", aic=facts.kernels.calibration.aiconfigurator),
+        msg("assumption.serving_model", aic=facts.kernels.calibration.aiconfigurator,
+            budget=pol.prefill_token_budget),
     ]
     if facts.precision != r.precision and facts.precision == m.native_precision:
         out.append(msg("assumption.native", model=m.name,
