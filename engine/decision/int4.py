@@ -64,10 +64,10 @@ def answer(request: SizingRequest, facts: Facts) -> StepOutcome:
             if native else msg("evidence.int4_already",
                                precision=terms.precision(facts.precision))
         return StepOutcome(StepAnswer.of(step=2, question=q, answer="no", because=because))
-    if not request.allow_int4:
-        return StepOutcome(StepAnswer.of(step=2, question=q, answer="no",
-                                      because=msg("evidence.int4_refused")))
     fmt = four_bit(facts)
+    if not request.allow_int4:
+        return StepOutcome(StepAnswer.of(step=2, question=q, answer="no", because=msg(
+            "evidence.int4_refused", format=terms.precision(fmt))))
     if facts.needs_speed:
         plan, plans = facts.search.inference(fmt, 1)
         meets = facts.search.meets(plan)
