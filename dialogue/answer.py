@@ -27,7 +27,7 @@ from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, S
 from dialogue.keys import CONFIG, KEYS
 from dialogue.keys import ORDER as KEY_ORDER
 from dialogue.machine import Turn
-from dialogue.outcome import Step, tell
+from dialogue.outcome import NOTHING, Step, tell
 from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, serving, valid
@@ -135,12 +135,12 @@ def assume_rest(conv: Conversation, refused: Container[str] = frozenset()) -> St
     refused (``refused``: '0.5 tok/s')."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
-        return Step()
+        return NOTHING
     assumed: list[str] = []
     if not ("model" in a or "model" in conv.proposals):
-        return Step()
+        return NOTHING
     if not (valid("concurrency", a) and valid("context", a)):
-        return Step()
+        return NOTHING
     speed = SLOTS["target_tokens_per_s"].keys
     if (not valid("target_tokens_per_s", a) and "target_tokens_per_s" not in conv.proposals
             and not any(k in refused for k in speed)):
@@ -150,7 +150,7 @@ def assume_rest(conv: Conversation, refused: Container[str] = frozenset()) -> St
             conv.put(k, v, "assumed")
             assumed.append(k)
     if not assumed:
-        return Step()
+        return NOTHING
     return tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
                                                 answers=[pair(k, a[k]) for k in assumed])))
 
@@ -293,7 +293,7 @@ def _say_assumed(conv: Conversation, inferred: frozenset[str]) -> Step:
     once), said as assumed, as an opening's is."""
     keys = [k for k in sorted(inferred) if k in conv.answers]
     if not keys:
-        return Step()
+        return NOTHING
     return tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed", answers=[
         share(conv.answers) if k == "concurrency" and "users_total" in conv.answers
         else pair(k, conv.answers[k]) for k in keys])))
@@ -332,13 +332,13 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
     # at a word question (the workload, the GPU) a sentence may name another model, which
     # these answers would then be sized on without it: only the number questions take more
     if not SLOTS[conv.state].numeric or not has_digit(text) or len(text.split()) < 2:
-        return Step()
+        return NOTHING
     found = extract(text, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()
              if KEYS[k].slot not in (conv.state, "model", "workload")
              and SLOTS[KEYS[k].slot].applies(conv.answers)}
     fresh = {k: v for k, v in other.items() if not valid(KEYS[k].slot, conv.answers)}
-    step = Step()
+    step = NOTHING
     if "context" in fresh and not valid("context", {**conv.answers, **fresh}):
         tokens = fresh.pop("context")  # beyond this model's window: said, asked at its question
         step += tell(Notice(kind="warning", text=msg(

@@ -11,6 +11,7 @@ the one thing they change in place: the turn's own copy (``Conversation.fork``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from dialogue.conversation import Conversation
 from dialogue.flow import Plan
@@ -39,6 +40,10 @@ class Step:
     finished: bool = False
 
     def __add__(self, later: Step) -> Step:
+        if later is NOTHING or later.empty:  # most parts of a turn add nothing: no new step
+            return self
+        if self is NOTHING or self.empty:
+            return later
         return Step(
             notices=self.notices + later.notices,
             error=later.error if later.error is not None else self.error,
@@ -49,6 +54,17 @@ class Step:
             plan=later.plan if later.plan is not None else self.plan,
             finished=self.finished or later.finished,
         )
+
+    @property
+    def empty(self) -> bool:
+        """Nothing done: nothing to tell, to fetch, or to move."""
+        return not (self.notices or self.answered or self.changed or self.finished) and (
+            self.error is None and self.choices is None and self.fetch is None
+            and self.plan is None)
+
+
+#: What a part of a turn that did nothing returns.
+NOTHING: Final = Step()
 
 
 def tell(*notices: Notice) -> Step:

@@ -141,8 +141,8 @@ def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
     if isinstance(got, Refusal):
         return got
-    if not got.answers and "documents" not in a:
-        got = Reading(share_of_people(t, a) or {})
+    if not got.answers and "documents" not in a and (share := share_of_people(t, a)):
+        got = Reading(share)
     if "documents" in a and set(got.answers) <= set(BATCH):  # a batch changed in part keeps
         if not got.answers:  # the rest; 'in 1 day', 'by tomorrow': the job's new deadline
             days = _deadline_said(t, lang, today)

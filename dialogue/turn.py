@@ -359,7 +359,7 @@ def _moved(turn: Turn, step: Step) -> Step:
     except EngineFailed as exc:
         return replace(step, error=msg("dialogue.error.engine_answer", why=exc.message),
                        notices=(), changed=False)
-    return step + moved + Step(changed=True)
+    return step + moved
 
 
 def _stay(turn: Turn) -> Step:
@@ -368,16 +368,17 @@ def _stay(turn: Turn) -> Step:
 
 
 def _advance(turn: Turn) -> Step:
-    """Move to the first open question (asking the engine if a step decides it). The card is
-    never reached without the engine's answer: a request it refuses is refused here, where
-    the turn says why and keeps the conversation as it was."""
+    """Move to the first open question (asking the engine if a step decides it): a change to
+    save, with the plan it follows. The card is never reached without the engine's answer: a
+    request it refuses is refused here, where the turn says why and keeps the conversation
+    as it was."""
     plan = _plan(turn.conv)
     target = plan.next_slot()
     if target == DONE:
         plan.recommendation()  # raises EngineFailed (memoized: the card reuses it)
     was = turn.state
     fire("advance", turn, target)
-    return Step(plan=plan, finished=target == DONE and was != DONE)
+    return Step(changed=True, plan=plan, finished=target == DONE and was != DONE)
 
 
 def fetched(before: Conversation, out: Outcome, config_text: str | None,
