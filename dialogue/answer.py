@@ -5,25 +5,30 @@ this is where meaning is decided, beyond any one pattern: a text corrected ("64,
 is read from its last correction; a value that fits another question ("32k" at the load
 question) is proposed there; several answers typed at once are noted; a proposal's option
 picked (by click or typed) is *confirmed*; an answer inferred rather than said is *assumed*
-and said so. Nothing here touches a store or the network: a Hub id to fetch is returned as
-``Outcome.fetch`` for the service to resolve.
+and said so.
+
+Each function applies what it read to the conversation it is given (the turn's copy) and
+returns a :class:`~dialogue.outcome.Step`: what it did, as a value (the notices to show, the
+error, the choices beside it, a Hub id to fetch, whether the question was answered or the
+conversation changed without an answer). The turn adds the steps up into the one
+``Outcome`` it returns. Nothing here touches a store or the network: a Hub id to fetch is a
+step's ``fetch``, for the service to resolve.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import date
 from functools import lru_cache
 
 from dialogue import readers
 from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, SlotName
-from dialogue.errors import ParseError, Unsure
-from dialogue.flow import Plan
 from dialogue.keys import CONFIG, KEYS
 from dialogue.keys import ORDER as KEY_ORDER
 from dialogue.machine import Turn
-from dialogue.readers import INFERRED
+from dialogue.outcome import NOTHING, Step, tell
+from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, question, serving, valid
 from dialogue.understand import config, models, names, negation
@@ -35,49 +40,34 @@ from engine.units import LANGS
 from engine.wording import Message, msg
 
 
-@dataclass
-class Outcome:
-    """What one text did: the conversation after it, whether to save, what to tell."""
-
-    conv: Conversation
-    changed: bool = False
-    notices: list[Notice] = field(default_factory=list)
-    error: Message | None = None
-    choices: list[Choice] | None = None  # offered beside an error (candidates, 'did you mean')
-    plan: Plan | None = None
-    finished: bool = False  # the result was reached by this turn (it is audited)
-    fetch: str | None = None  # a Hugging Face id whose config.json the service must fetch
-
-
 def pair(key: str, value: AnswerValue) -> Message:
     k = KEYS[key]
     return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
 
 
-def put(conv: Conversation, slot: SlotName, reading: dict[str, AnswerValue],
-        source: Source) -> None:
-    """An answer to one question: its keys set, the question's other keys dropped (a new
-    load replaces the old one, whatever its shape), its proposal answered. Re-answering an
-    assumed answer with the same value confirms it. What it leaves void is dropped and asked
-    again, what it settles elsewhere is set there (``Slot.voids``, ``Slot.settles``)."""
+def put(conv: Conversation, slot: SlotName, answers: Mapping[str, AnswerValue], source: Source,
+        inferred: Container[str] = frozenset()) -> None:
+    """An answer to one question: its keys set (those ``inferred``, as assumed), the
+    question's other keys dropped (a new load replaces the old one, whatever its shape), its
+    proposal answered. Re-answering an assumed answer with the same value confirms it. What
+    it leaves void is dropped and asked again, what it settles elsewhere is set there
+    (``Slot.voids``, ``Slot.settles``)."""
     s = SLOTS[slot]
-    reading = dict(reading)
-    inferred = set(str(reading.pop(INFERRED, "") or "").split(","))
-    together = set(s.together) if reading and set(reading) <= set(s.together) and any(
+    together = set(s.together) if answers and set(answers) <= set(s.together) and any(
         k in conv.answers for k in s.together) else set()  # a batch's part: the rest stays
-    if reading and set(reading) <= set(s.keeps):  # a first-token bound alone: no new speed
+    if answers and set(answers) <= set(s.keeps):  # a first-token bound alone: no new speed
         together = set(s.keys)
     if not s.merge:
         for k in s.keys:
-            if k not in reading and k not in s.keeps and k not in s.parts and k not in together:
+            if k not in answers and k not in s.keeps and k not in s.parts and k not in together:
                 conv.drop(k)
-    for k, v in reading.items():
+    for k, v in answers.items():
         same = conv.answers.get(k, object()) == v and conv.sources.get(k) == "assumed"
         conv.put(k, v, "assumed" if k in inferred else
                  "confirmed" if same and source == "said" else source)
     if valid(slot, conv.answers):  # answered: only the parts its answer says stay
         for k in s.parts:
-            if k not in reading:
+            if k not in answers:
                 conv.drop(k)
     conv.proposals.pop(slot, None)
     conv.answered(s.keys)
@@ -88,7 +78,7 @@ def put(conv: Conversation, slot: SlotName, reading: dict[str, AnswerValue],
         put(conv, other, settled, source)
 
 
-def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
+def keep(conv: Conversation, found: Found, notice: str) -> Step:
     """Put what a sentence gave into the answers, and say it: said, then assumed; what needs
     a confirmation becomes its question's proposal."""
     for key in KEY_ORDER:
@@ -97,25 +87,26 @@ def keep(conv: Conversation, found: Found, out: Outcome, notice: str) -> None:
             conv.proposals.pop(KEYS[key].slot, None)
             conv.answered(SLOTS[KEYS[key].slot].keys)
     conv.refused(found.refused)  # after: 'H100, 17 GPUs per node' asks the GPUs again
-    for slot, unsure in found.unsure.items():
+    for slot, proposal in found.unsure.items():
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
-            conv.proposals[slot] = Proposal(text=unsure.message, options=unsure.options)
-    said = [pair(k, found.answers[k]) for k in KEY_ORDER
-            if k in found.answers and k not in found.inferred and KEYS[k].shown
-            and not _whole(k, found.answers)]
+            conv.proposals[slot] = proposal
+    shown = [pair(k, found.answers[k]) for k in KEY_ORDER
+             if k in found.answers and k not in found.inferred and KEYS[k].shown
+             and not _whole(k, found.answers)]
     assumed = [share(found.answers) if k == "concurrency" and "users_total" in found.answers
                else pair(k, found.answers[k]) for k in KEY_ORDER
                if k in found.answers and k in found.inferred]
-    if said:
-        out.notices.append(Notice(kind="understood", text=msg(notice, answers=said)))
+    notices: list[Notice] = []
+    if shown:
+        notices.append(Notice(kind="understood", text=msg(notice, answers=shown)))
     stored = found.answers.get("model_config")
     if isinstance(stored, str):
-        out.notices.append(Notice(kind="understood", text=described(stored, found.answers)))
+        notices.append(Notice(kind="understood", text=described(stored, found.answers)))
     if assumed:
-        out.notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
-                                                            answers=assumed)))
-    if found.fetch is not None and "model" not in found.answers:
-        out.fetch = found.fetch
+        notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
+                                                        answers=assumed)))
+    return Step(notices=tuple(notices), fetch=found.fetch if "model" not in found.answers
+                else None)
 
 
 def _whole(key: str, answers: Mapping[str, AnswerValue]) -> bool:
@@ -136,8 +127,7 @@ def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:
     return config.understood(config.loads(stored), name.removeprefix(CONFIG))
 
 
-def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = frozenset()
-                ) -> None:
+def assume_rest(conv: Conversation, refused: Container[str] = frozenset()) -> Step:
     """An opening that names the model, the workload, the load and the context gets the card
     at once: a comfortable per-user reading speed is assumed for the rest, shown as assumed
     with a one-click change (a card at once, never one sized on a hidden guess); never
@@ -145,12 +135,12 @@ def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = froz
     refused (``refused``: '0.5 tok/s')."""
     a = conv.answers
     if not serving(a) or "workload" not in a:
-        return
+        return NOTHING
     assumed: list[str] = []
     if not ("model" in a or "model" in conv.proposals):
-        return
+        return NOTHING
     if not (valid("concurrency", a) and valid("context", a)):
-        return
+        return NOTHING
     speed = SLOTS["target_tokens_per_s"].keys
     if (not valid("target_tokens_per_s", a) and "target_tokens_per_s" not in conv.proposals
             and not any(k in refused for k in speed)):
@@ -159,20 +149,36 @@ def assume_rest(conv: Conversation, out: Outcome, refused: Container[str] = froz
         for k, v in default.answers.items():
             conv.put(k, v, "assumed")
             assumed.append(k)
-    if assumed:
-        out.notices.append(Notice(kind="assumed", text=msg(
-            "dialogue.notice.assumed", answers=[pair(k, a[k]) for k in assumed])))
+    if not assumed:
+        return NOTHING
+    return tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
+                                                answers=[pair(k, a[k]) for k in assumed])))
 
 
-def propose(conv: Conversation, unsure: Unsure) -> None:
-    conv.proposals[unsure.slot] = Proposal(text=unsure.message, options=unsure.options)
+def propose(conv: Conversation, slot: SlotName, proposal: Proposal) -> Step:
+    """A proposal stored as its question's: the conversation changed, nothing answered."""
+    conv.proposals[slot] = proposal
+    return Step(changed=True)
 
 
-def refuse(out: Outcome, exc: ParseError) -> None:
-    out.error = exc.message
-    if exc.retry:
-        out.choices = [Choice(value=v, label=msg("dialogue.choice.typed", text=v))
-                       for v in exc.retry]
+def refuse(refusal: Refusal) -> Step:
+    """A refusal said, with the typed values it would accept as buttons."""
+    return Step(error=refusal.message, choices=tuple(
+        Choice(value=v, label=msg("dialogue.choice.typed", text=v)) for v in refusal.retry)
+        if refusal.retry else None)
+
+
+def taken(conv: Conversation, slot: SlotName, read: Read) -> Step:
+    """What a reader's value does at its question: its answers set, its proposal stored, its
+    Hub id to fetch, or its refusal said."""
+    if isinstance(read, Reading):
+        put(conv, slot, read.answers, "said", read.inferred)
+        return Step(answered=True)
+    if isinstance(read, Proposal):
+        return propose(conv, slot, read)
+    if isinstance(read, Fetch):
+        return Step(fetch=read.repo, changed=True)
+    return refuse(read)
 
 
 # -- proposals -------------------------------------------------------------------------------
@@ -195,27 +201,25 @@ def option_for(conv: Conversation, said: str) -> Option | None:
     return holding[0] if len(holding) == 1 else None
 
 
-def choose(option: Option, turn: Turn, out: Outcome) -> bool:
+def choose(option: Option, turn: Turn) -> Step:
     """A proposal's option picked: its answers, marked confirmed. 'None of these' reopens
-    the question with the ways to describe a model. False when nothing was set."""
+    the question with the ways to describe a model (nothing answered, the same question)."""
     conv = turn.conv
     slot = question(conv.state)
     conv.proposals.pop(slot, None)
     if not option.answers:
-        out.notices.append(Notice(kind="info", text=msg(f"dialogue.notice.none_{slot}"
-                                                         if slot == "model" else
-                                                         "dialogue.notice.none")))
-        out.changed = True
-        return False
+        return Step(notices=(Notice(kind="info", text=msg(
+            f"dialogue.notice.none_{slot}" if slot == "model" else "dialogue.notice.none")),),
+            changed=True)
     here = {k: v for k, v in option.answers.items() if KEYS[k].slot == slot}
     if here:  # together: an MoE's total and active count are one answer
         put(conv, slot, here, "confirmed")
     for key, value in option.answers.items():
         if key not in here:
             conv.put(key, value, "confirmed")
-    out.notices.append(Notice(kind="understood", text=msg(
-        "dialogue.notice.confirmed", answers=[pair(k, v) for k, v in option.answers.items()])))
-    return True
+    return Step(notices=(Notice(kind="understood", text=msg(
+        "dialogue.notice.confirmed", answers=[pair(k, v) for k, v in option.answers.items()])),),
+        answered=True)
 
 
 @lru_cache(maxsize=1024)
@@ -238,91 +242,81 @@ def choice_value(said: str, choices: list[Choice]) -> str | None:
 # -- an answer at a question -------------------------------------------------------------------
 
 
-def read(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
-    """Read a typed answer (or a choice's value) at the current question. True when an
-    answer was set (the turn then moves on); a proposal stored is a change that stays."""
+def read(said: str, turn: Turn, today: date | None) -> Step:
+    """Read a typed answer (or a choice's value) at the current question: answered (the
+    turn then moves on), a proposal stored (a change that stays), or refused."""
     conv = turn.conv
     state, lang = question(conv.state), conv.language
     slot = SLOTS[state]
-    try:
-        if state == "model":
-            return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, out,
-                          today)
-        unsure = names.unsure(said)
-        default = slot.default(conv.answers) if unsure else None
-        if unsure and default is None and slot.numeric:  # a number to estimate: how
-            raise ParseError(msg("dialogue.error.unsure", help=slot.help))
-        if default is not None:  # 'not sure', 'je ne sais pas': the default, said as assumed
-            put(conv, state, default.answers, "assumed")
-            out.notices.append(Notice(kind="assumed", text=msg(
-                "dialogue.notice.assumed", answers=[pair(k, v)
-                                                    for k, v in default.answers.items()])))
-            return True
-        readings = negation.corrected(said) if state != "int4" else [said]
-        last: ParseError | None = None
-        for text_ in readings:
-            try:
-                got = slot.read(text_, conv.answers, lang, today)
-                put(conv, state, got, "said")
-                _say_assumed(conv, str(got.get(INFERRED) or ""), out)
-                also(text_, turn, out, today)
-                return True
-            except Unsure:
-                raise
-            except ParseError as exc:
-                last = last or exc
-        value = choice_value(said, slot.choices(conv.answers))
-        if value is not None:
-            put(conv, state, slot.read(value, conv.answers, lang, today), "said")
-            return True
-        if with_more(said, turn, out, today):
-            return valid(state, conv.answers)
-        assert last is not None
-        raise last
-    except Unsure as exc:
-        propose(conv, exc)
-        out.changed = True
-        return False
-    except ParseError as exc:
-        refuse(out, exc)
-        return False
+    if state == "model":
+        return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, today)
+    unsure = names.unsure(said)
+    default = slot.default(conv.answers) if unsure else None
+    if unsure and default is None and slot.numeric:  # a number to estimate: how
+        return refuse(Refusal(msg("dialogue.error.unsure", help=slot.help)))
+    if default is not None:  # 'not sure', 'je ne sais pas': the default, said as assumed
+        put(conv, state, default.answers, "assumed")
+        return Step(notices=(Notice(kind="assumed", text=msg(
+            "dialogue.notice.assumed", answers=[pair(k, v)
+                                                for k, v in default.answers.items()])),),
+            answered=True)
+    readings = negation.corrected(said) if state != "int4" else [said]
+    first: Refusal | None = None
+    for text_ in readings:  # the first correction read wins; a proposal is asked at once
+        got = slot.read(text_, conv.answers, lang, today)
+        if isinstance(got, Refusal):
+            first = first or got
+        elif isinstance(got, Reading):
+            return (taken(conv, state, got) + _say_assumed(conv, got.inferred)
+                    + also(text_, turn, today))
+        else:
+            return taken(conv, state, got)
+    value = choice_value(said, slot.choices(conv.answers))
+    if value is not None:
+        return taken(conv, state, slot.read(value, conv.answers, lang, today))
+    more = with_more(said, turn, today)
+    if more is not None:
+        return more
+    assert first is not None
+    return refuse(first)
 
 
-def _say_assumed(conv: Conversation, keys: str, out: Outcome) -> None:
+def _say_assumed(conv: Conversation, inferred: frozenset[str]) -> Step:
     """What an answer at a question made the bot assume ('200 employees': the share at
     once), said as assumed, as an opening's is."""
-    inferred = [k for k in keys.split(",") if k in conv.answers]
-    if inferred:
-        out.notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed", answers=[
-            share(conv.answers) if k == "concurrency" and "users_total" in conv.answers
-            else pair(k, conv.answers[k]) for k in inferred])))
+    keys = [k for k in sorted(inferred) if k in conv.answers]
+    if not keys:
+        return NOTHING
+    return tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed", answers=[
+        share(conv.answers) if k == "concurrency" and "users_total" in conv.answers
+        else pair(k, conv.answers[k]) for k in keys])))
 
 
-def _model(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
+def _model(text: str, turn: Turn, today: date | None) -> Step:
     """The model question reads a sentence as an opening does: every answer it gives. A
     model to confirm (or to fetch from the Hub) keeps the rest and stays at the question;
     a name nothing comes near is refused, and nothing is kept (the text is asked again)."""
     conv = turn.conv
-    found = (Found() if config.looks_like(said)  # a config.json is the model, not a sentence
-             else extract(said, conv.language, today=today))
+    found = (Found() if config.looks_like(text)  # a config.json is the model, not a sentence
+             else extract(text, conv.language, today=today))
     if "model" not in found.answers and "model" not in found.unsure and found.fetch is None:
         if found.hint is not None:
-            raise found.hint
-        try:  # the specific answer or refusal for the whole text (counts, config, describe)
-            reading = models.model(said, conv.language)
-        except models.Fetch as exc:
-            found.fetch = exc.repo
+            return refuse(found.hint)
+        # the specific answer or refusal for the whole text (counts, config, describe)
+        got = models.model(text, conv.language)
+        if isinstance(got, Fetch):
+            found.fetch = got.repo
+        elif isinstance(got, Reading):
+            found = Found(answers=dict(got.answers))
         else:
-            found = Found(answers=dict(reading))
-    keep(conv, found, out, "dialogue.notice.noted")
+            return taken(conv, "model", got)
+    step = keep(conv, found, "dialogue.notice.noted")
     if "model" not in found.answers:
-        out.changed = True
-        return False
-    assume_rest(conv, out, found.refused)
-    return True
+        return step + Step(changed=True)
+    return step + assume_rest(conv, found.refused) + Step(answered=True)
 
 
-def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
+def also(text: str, turn: Turn, today: date | None) -> Step:
     """The answers to later questions typed with this one ('64 users, 32k context'): noted
     when their question is still open; one that would change a given answer is said, with
     how to change it (a given answer is changed only by 'change'), never dropped silently;
@@ -330,26 +324,27 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
     conv = turn.conv
     # at a word question (the workload, the GPU) a sentence may name another model, which
     # these answers would then be sized on without it: only the number questions take more
-    if not SLOTS[question(conv.state)].numeric or not has_digit(said) or len(said.split()) < 2:
-        return
-    found = extract(said, conv.language, find_model=False, today=today)
+    if not SLOTS[question(conv.state)].numeric or not has_digit(text) or len(text.split()) < 2:
+        return NOTHING
+    found = extract(text, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()
              if KEYS[k].slot not in (conv.state, "model", "workload")
              and SLOTS[KEYS[k].slot].applies(conv.answers)}
     fresh = {k: v for k, v in other.items() if not valid(KEYS[k].slot, conv.answers)}
+    step = NOTHING
     if "context" in fresh and not valid("context", {**conv.answers, **fresh}):
         tokens = fresh.pop("context")  # beyond this model's window: said, asked at its question
-        out.notices.append(Notice(kind="warning", text=msg(
+        step += tell(Notice(kind="warning", text=msg(
             "dialogue.error.context_beyond", model=readers.model_name(conv.answers),
             limit=readers.context_limit(conv.answers) or 0, tokens=tokens,
             text=units.context(float(tokens or 0), conv.language))))
     if fresh:
-        keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)), out,
-             "dialogue.notice.noted")
+        step += keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)),
+                     "dialogue.notice.noted")
     said_no = {id(e): e for k, e in found.refused.items()
                if KEYS[k].slot not in (conv.state, "model", "workload")}
-    for refused in said_no.values():  # '64 users, 0.5 tok/s': the speed refused, and said
-        out.notices.append(Notice(kind="warning", text=refused.message))
+    # '64 users, 0.5 tok/s': the speed refused, and said
+    step += tell(*(Notice(kind="warning", text=r.message) for r in said_no.values()))
     conv.refused(k for k in found.refused if KEYS[k].slot not in (conv.state, "model",
                                                                   "workload"))
     told: set[str] = set()
@@ -357,30 +352,31 @@ def also(said: str, turn: Turn, out: Outcome, today: date | None) -> None:
         if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown \
                 and not _whole(k, other) and KEYS[k].slot not in told:  # once per question
             told.add(KEYS[k].slot)
-            out.notices.append(Notice(kind="info", text=msg(
+            step += tell(Notice(kind="info", text=msg(
                 "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),
                 word=msg(f"dialogue.slot.{KEYS[k].slot}.word"))))
+    return step
 
 
-def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
+def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     """'64 users, 32k context' typed at the load question: the answer and the next ones,
     read as an opening is; or only another question's answer ('8k context' at the load
     question): noted if that question is still open, proposed if it was answered ('change
     it?'). Never a new model or workload (those change which questions exist: 'change
-    model')."""
+    model'). None when the text gives no other question's answer."""
     conv = turn.conv
-    if not has_digit(said):  # the other questions' answers are numbers
-        return False
-    found = extract(said, conv.language, find_model=False, today=today)
+    if not has_digit(text):  # the other questions' answers are numbers
+        return None
+    found = extract(text, conv.language, find_model=False, today=today)
     found.answers.pop("model", None)
     found.answers.pop("workload", None)
     found.unsure.pop("model", None)
     found.unsure.pop("workload", None)
     if not found.answers:
-        return False
+        return None
     here = {k for k in found.answers if KEYS[k].slot == conv.state}
     if here:  # the question's own reader saw them and refused them (a context beyond the
-        return False  # model's, a data set's length past what is sized): its error stands
+        return None  # model's, a data set's length past what is sized): its error stands
     merged = {**conv.answers, **found.answers}
     fresh = {k: v for k, v in found.answers.items()
              if SLOTS[KEYS[k].slot].applies(merged) and not valid(KEYS[k].slot, conv.answers)}
@@ -390,16 +386,15 @@ def with_more(said: str, turn: Turn, out: Outcome, today: date | None) -> bool:
     if not fresh and answered:
         key, value = next(iter(answered.items()))
         slot = KEYS[key].slot
-        raise Unsure(msg("dialogue.confirm.change", answer=pair(key, value)), [
-            Option(value=f"change {SLOTS[slot].aliases[0]} to {said}",
-                   label=msg("dialogue.choice.change_to", answer=pair(key, value)),
-                   answers={key: value}),
-            Option(value="keep", label=msg("dialogue.choice.keep",
-                                           answer=pair(key, conv.answers.get(key))))],
-            question(conv.state))
+        return propose(conv, question(conv.state), Proposal(
+            text=msg("dialogue.confirm.change", answer=pair(key, value)), options=[
+                Option(value=f"change {SLOTS[slot].aliases[0]} to {text}",
+                       label=msg("dialogue.choice.change_to", answer=pair(key, value)),
+                       answers={key: value}),
+                Option(value="keep", label=msg("dialogue.choice.keep",
+                                               answer=pair(key, conv.answers.get(key))))]))
     if not fresh:
-        return False
+        return None
     found.answers, found.inferred = fresh, found.inferred & set(fresh)
-    keep(conv, found, out, "dialogue.notice.noted")
-    out.changed = True
-    return True
+    step = keep(conv, found, "dialogue.notice.noted")
+    return replace(step, changed=True, answered=valid(question(conv.state), conv.answers))

@@ -7,19 +7,16 @@ another answer landed first; ``Duplicate`` is a redelivered event to drop silent
 carries ``message``, a catalog message (``dialogue.failure.*``) a face renders in the
 conversation's language; ``str(exc)`` is the English text, for logs.
 
-:class:`ParseError` never reaches a face: the readers in ``dialogue/understand/`` raise it and
-the turn turns it into the reply's ``error`` (the same question, asked again).
-:class:`Unsure` is a ParseError that proposes: the turn keeps it as the question's proposal.
+:class:`ParseError` never reaches a face, nor the turn: the parsers of one quantity or word
+in ``dialogue/understand/`` raise it, and the readers catch it where they return and give
+its :class:`~dialogue.readings.Refusal` back as a value (``dialogue/readings.py``: what a
+reading gives, a proposal and a Hub id to fetch among them, none of them an exception).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from dialogue.readings import Refusal
 from engine.wording import Message, msg
-
-if TYPE_CHECKING:
-    from dialogue.conversation import Option, SlotName
 
 
 class DialogueError(Exception):
@@ -87,12 +84,9 @@ class NotFinished(DialogueError):
 
 
 class ParseError(ValueError):
-    """Typed text does not answer the question; ``message`` says what was expected.
-
-    ``suggestions`` are catalog ids worth offering as choices (a model or GPU the text came
-    near); ``retry`` are typed values that would be accepted (the "did you mean 64k?" of a
-    bare ``64``), offered as buttons beside the error.
-    """
+    """A parser's refusal of typed text, raised inside ``dialogue/understand/`` and the
+    readers, and returned where a reader returns: ``refusal`` says what was expected and
+    what to offer (:class:`~dialogue.readings.Refusal`)."""
 
     def __init__(
         self,
@@ -102,22 +96,9 @@ class ParseError(ValueError):
         ambiguous: bool = False,
         retry: list[str] | None = None,
     ) -> None:
-        self.message = message
-        self.suggestions = suggestions or []
-        self.ambiguous = ambiguous  # the text named several catalog entries, not none
-        self.retry = retry or []
+        self.refusal = Refusal(message, tuple(suggestions or ()), tuple(retry or ()), ambiguous)
         super().__init__(message.id)
 
-
-class Unsure(ParseError):
-    """The text could mean several answers, or one the bot must not take without asking (a
-    model's name it only comes near, a bare 'fine-tune', '32k' at the speed question):
-    ``message`` asks, ``options`` are the buttons, each with the answers it sets.
-
-    ``slot`` is the question the proposal belongs to (a model proposal found in an opening
-    waits at the model question). The turn stores it and shows it as a question."""
-
-    def __init__(self, message: Message, options: list[Option], slot: SlotName) -> None:
-        super().__init__(message)
-        self.options = options
-        self.slot = slot
+    @property
+    def message(self) -> Message:
+        return self.refusal.message

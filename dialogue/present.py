@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dialogue.answer import Outcome
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation, SlotName
 from dialogue.flow import ALWAYS, EngineFailed, Plan, request
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
+from dialogue.outcome import Outcome
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
 from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, question, valid
 from dialogue.turn import changeable

@@ -6,8 +6,9 @@ pattern: the load question takes a count, a headcount, a request rate or a
 batch job; the context question prompt and answer lengths; the speed question a per-user
 speed or a total, and asks which when a bare number could be either; "32k" where a context
 is more likely than the question's own unit gets "did you mean a context of 32k?"; a yes or
-no is read from its last correction. Each returns the keys it sets or raises a
-:class:`dialogue.errors.ParseError` (an :class:`~dialogue.errors.Unsure` when it proposes).
+no is read from its last correction. Each returns a value (``dialogue/readings.py``): the
+:class:`~dialogue.readings.Reading` of the keys it sets, a proposal, or a refusal. The
+parsers it calls raise :class:`dialogue.errors.ParseError`; a reader returns its refusal.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date
+from functools import wraps
 
 import engine
 from dialogue import keys as answer_keys
-from dialogue.conversation import AnswerValue, Option, SlotName
-from dialogue.errors import ParseError, Unsure
+from dialogue.conversation import AnswerValue, Option, Proposal, SlotName
+from dialogue.errors import ParseError
 from dialogue.keys import Answers, show_model
-from dialogue.understand import audience, dataset, load, names, negation, numbers
+from dialogue.readings import Read, Reading, Refusal
+from dialogue.understand import audience, dataset, gpus, load, names, negation, numbers
 from dialogue.understand.opening import extract
 from dialogue.understand.text import fold, shown, words
 from engine import EngineError
@@ -29,11 +32,19 @@ from engine.catalog import catalog
 from engine.units import Lang
 from engine.wording import Message, msg
 
-Reading = dict[str, AnswerValue]
-#: A reading's keys the bot inferred rather than read (a headcount's share at once), comma
-#: separated under this key: ``dialogue/answer.py`` marks them assumed and says so.
-INFERRED = "__inferred__"
-Reader = Callable[[str, Answers, Lang, "date | None"], Reading]
+#: A question's reader: the text, the answers so far, the language, today (for 'by Friday').
+Reader = Callable[[str, Answers, Lang, "date | None"], Read]
+
+
+def _refusing(read: Reader) -> Reader:
+    """The reader, its parsers' refusal (:class:`ParseError`) returned as a value."""
+    @wraps(read)
+    def reader(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
+        try:
+            return read(t, a, lang, today)
+        except ParseError as exc:
+            return exc.refusal
+    return reader
 
 
 def reading_speed() -> float:
@@ -67,7 +78,7 @@ _K_ONLY = re.compile(r"^(\d{1,4})\s*k$")
 _BARE = re.compile(r"\s*[\d.,\s]+\s*k?\s*")
 
 
-def _elsewhere(t: str, here: SlotName, value: float, here_label: Message) -> Unsure | None:
+def _elsewhere(t: str, here: SlotName, value: float, here_label: Message) -> Proposal | None:
     """'32k' at the load or speed question is most often a context: ask, with both."""
     m = _K_ONLY.match(words(t))
     if m is None:
@@ -78,26 +89,23 @@ def _elsewhere(t: str, here: SlotName, value: float, here_label: Message) -> Uns
                       answers={"context": n * 1024}),
                Option(value=f"{value:g}" + (" tok/s" if here == "target_tokens_per_s" else ""),
                       label=here_label, answers={here: value})]
-    return Unsure(msg("dialogue.confirm.context", tokens=n * 1024, other=here_label),
-                  options, here)
+    return Proposal(text=msg("dialogue.confirm.context", tokens=n * 1024, other=here_label),
+                    options=options)
 
 
 def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
-             wanted: tuple[str, ...], *, training: bool | None = None) -> Reading:
+             wanted: tuple[str, ...], *, training: bool | None = None) -> Reading | Refusal:
     if _BARE.fullmatch(t):  # '64', '8k': the question's own reader, no phrase to find
-        return {}
+        return Reading({})
     found = extract(t, lang, find_model=False, today=today, training=training)
     if found.refusals and not any(k in found.answers for k in wanted):
         if found.refusals[0].message.id.startswith(("dialogue.error.batch",
                                                     "dialogue.error.headcount")):
-            raise found.refusals[0]  # a batch job without its deadline or document size, a
+            return found.refusals[0]  # a batch job without its deadline or document size, a
             # headcount whose share at once is past what is sized
-        return {}  # a minus sign: the question's own reader says what it refuses
-    got: Reading = {k: v for k, v in found.answers.items() if k in wanted}
-    inferred = sorted(k for k in found.inferred if k in got)
-    if inferred:
-        got[INFERRED] = ",".join(inferred)
-    return got
+        return Reading({})  # a minus sign: the question's own reader says what it refuses
+    got = {k: v for k, v in found.answers.items() if k in wanted}
+    return Reading(got, frozenset(k for k in found.inferred if k in got))
 
 
 #: what a batch job is said with: its documents, their length, its deadline
@@ -110,7 +118,7 @@ def undated_batch(a: Answers) -> bool:
     return "documents" in a and "batch_days" not in a
 
 
-def share_of_people(t: str, a: Answers) -> Reading | None:
+def share_of_people(t: str, a: Answers) -> dict[str, AnswerValue] | None:
     """'What if half of them are online at once', 'et si 30 % sont connectés en même
     temps ?' after a headcount: that share of the people counted (all of them, when the
     count was taken as all at once), as said."""
@@ -121,35 +129,31 @@ def share_of_people(t: str, a: Answers) -> Reading | None:
     return {"users_total": people, "concurrency": load.at_once(people, share)}
 
 
-def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+@_refusing
+def read_load(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     """'64', '64 users', '200 employees', '20 requests per second', a batch job; for a batch
     job said without its deadline, the deadline ('by Friday', 'in 3 days') keeps the job."""
     if undated_batch(a):
-        try:  # the deadline question's own reader
-            days = read_deadline(t, a, lang, today)["deadline_days"]
-        except ParseError:
-            days = None
+        days = _deadline_said(t, lang, today)  # the deadline question's own reading
         if days is not None:
-            return {k: a[k] for k in ("documents", "document_tokens") if k in a} | {
-                "batch_days": days}
+            return Reading({k: a[k] for k in ("documents", "document_tokens") if k in a} | {
+                "batch_days": days})
     got = _phrases(t, a, lang, today, answer_keys.of_slot("concurrency"))
-    if not got and "documents" not in a:
-        got = share_of_people(t, a) or {}
-    if "documents" in a and set(got) <= set(BATCH):  # a batch changed in part keeps the rest
-        if not got:
-            try:  # 'in 1 day', 'by tomorrow': the job's new deadline
-                got = {"batch_days": read_deadline(t, a, lang, today)["deadline_days"]}
-            except ParseError:
-                got = {}
-        if got:
-            return {k: a[k] for k in BATCH if k in a} | got
-    if got:
+    if isinstance(got, Refusal):
+        return got
+    if not got.answers and "documents" not in a and (share := share_of_people(t, a)):
+        got = Reading(share)
+    if "documents" in a and set(got.answers) <= set(BATCH):  # a batch changed in part keeps
+        if not got.answers:  # the rest; 'in 1 day', 'by tomorrow': the job's new deadline
+            days = _deadline_said(t, lang, today)
+            got = Reading({} if days is None else {"batch_days": days})
+        if got.answers:
+            return Reading({k: a[k] for k in BATCH if k in a} | got.answers, got.inferred)
+    if got.answers:
         return got
     n = numbers.concurrency(t)
-    unsure = _elsewhere(t, "concurrency", n, msg("dialogue.choice.concurrency", n=n))
-    if unsure is not None:
-        raise unsure
-    return {"concurrency": n}
+    elsewhere = _elsewhere(t, "concurrency", n, msg("dialogue.choice.concurrency", n=n))
+    return Reading({"concurrency": n}) if elsewhere is None else elsewhere
 
 
 def sizeless_batch(a: Answers) -> bool:
@@ -158,56 +162,62 @@ def sizeless_batch(a: Answers) -> bool:
     return "documents" in a and "document_tokens" not in a
 
 
-def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+@_refusing
+def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     """A context length, or prompt and answer lengths (their sum is the context); for a
     batch job without its documents' size, the size of each document."""
     try:
         got = _read_context(t, a, lang, today)
-    except ParseError:
+    except ParseError as exc:
+        got = exc.refusal
+    if isinstance(got, Refusal):
         each = numbers.length(t, lang) if sizeless_batch(a) else None  # '3000 tokens each'
-        if each is None:
-            raise
-        return {"document_tokens": int(each)}
+        return got if each is None else Reading({"document_tokens": int(each)})
     if sizeless_batch(a):
-        size = got.get("context") or got.get("prompt_tokens")
+        size = got.answers.get("context") or got.answers.get("prompt_tokens")
         if isinstance(size, int):
-            return {"document_tokens": size}
+            return Reading({"document_tokens": size})
     return got
 
 
-def _read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+def _read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Reading | Refusal:
     got = _phrases(t, a, lang, today, ("context", "prompt_tokens", "output_tokens"))
-    if "context" not in got and ("prompt_tokens" in got or "output_tokens" in got):
-        return got  # the engine takes the context they make (and the share it assumes)
-    if "context" in got:
-        limit = context_limit(a) or 10**9
-        c = got["context"]
-        if isinstance(c, int) and c > limit:
-            raise ParseError(msg("dialogue.error.context_beyond", model=model_name(a),
-                                 limit=limit, text=t, tokens=c))
+    if isinstance(got, Refusal):
         return got
-    return {"context": numbers.context(t, context_limit(a) or 10**9, model_name(a))}
+    said = got.answers
+    if "context" not in said and ("prompt_tokens" in said or "output_tokens" in said):
+        return got  # the engine takes the context they make (and the share it assumes)
+    if "context" in said:
+        limit = context_limit(a) or 10**9
+        c = said["context"]
+        if isinstance(c, int) and c > limit:
+            return Refusal(msg("dialogue.error.context_beyond", model=model_name(a),
+                               limit=limit, text=t, tokens=c))
+        return got
+    return Reading({"context": numbers.context(t, context_limit(a) or 10**9, model_name(a))})
 
 
-def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+@_refusing
+def read_speed(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     """A per-user speed, a total, 'as fast as ChatGPT', 'no target'; a bare small number
     could be either: asked."""
     got = _phrases(t, a, lang, today, answer_keys.of_slot("target_tokens_per_s"))
-    if got:
+    if isinstance(got, Refusal) or got.answers:
         return got
     value = numbers.target(t)
     if value is None:
-        return {"target_tokens_per_s": None}
-    unsure = _elsewhere(t, "target_tokens_per_s", value, msg("dialogue.choice.total",
-                                                              rate=value))
-    if unsure is not None:
-        raise unsure
+        return Reading({"target_tokens_per_s": None})
+    elsewhere = _elsewhere(t, "target_tokens_per_s", value, msg("dialogue.choice.total",
+                                                                rate=value))
+    if elsewhere is not None:
+        return elsewhere
     if value <= names.PER_USER_MAX and not names.says_total(fold(t)):
-        raise names.which_speed(value)
-    return {"target_tokens_per_s": value}
+        return names.which_speed(value)
+    return Reading({"target_tokens_per_s": value})
 
 
-def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+@_refusing
+def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     """'1B tokens', '50M'; or as an opening says it: '20k examples of 1k tokens', '50M tokens,
     3 epochs' (dialogue/understand/dataset.py). What a data set is made of (its count, one
     example's length, the epochs: ``dataset.PARTS``) is completed from what was kept: '800'
@@ -215,7 +225,10 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     tokens' is 40M. A total said while the parts wait is one pass over the data set (the
     question says so): kept epochs multiply it, unless it counts its own ('50M tokens, 2
     epochs'); a total said to change one is the total, and replaces what the old was made of."""
-    got = _phrases(t, a, lang, today, ("train_tokens", *dataset.PARTS), training=True)
+    phrases = _phrases(t, a, lang, today, ("train_tokens", *dataset.PARTS), training=True)
+    if isinstance(phrases, Refusal):
+        return phrases
+    got = phrases.answers
     parts = {k: a[k] for k in dataset.PARTS if k in a} | {
         k: got[k] for k in dataset.PARTS if k in got}
     said, items = _number(got.get("train_tokens")), parts.get("examples")
@@ -230,29 +243,28 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
     if isinstance(items, int) and each is not None and fresh:
         total = dataset.budget(items, each, n)
         if total is None:
-            raise ParseError(msg("dialogue.error.examples_budget", n=items, each=each,
-                                 passes=n, hi=numbers.TOKENS_MAX))
-        return parts | {"train_tokens": total}
+            return Refusal(msg("dialogue.error.examples_budget", n=items, each=each,
+                               passes=n, hi=numbers.TOKENS_MAX))
+        return Reading(parts | {"train_tokens": total})
     old = _number(a.get("train_tokens"))
     before = a.get("epochs")
     if said is None and "epochs" in got and old is not None:  # new passes over a known set
-        return parts | {"train_tokens": _sized(old / (
-            before if isinstance(before, int) else 1) * n, t)}
+        return Reading(parts | {"train_tokens": _sized(old / (
+            before if isinstance(before, int) else 1) * n, t)})
     if said is None and set(got) & set(dataset.PARTS):
-        return parts  # a part alone ('3 epochs', '50k tickets'): kept, the rest asked
+        return Reading(parts)  # a part alone ('3 epochs', '50k tickets'): kept, the rest asked
     if said is None:
         try:
             said = numbers.tokens(t, lang)
         except ParseError:
             if isinstance(items, int):  # a length was asked: say what it takes
-                raise ParseError(msg("dialogue.error.example_length", n=items,
-                                     text=shown(t))) from None
+                return Refusal(msg("dialogue.error.example_length", n=items, text=shown(t)))
             raise
     change = "train_tokens" in a
     total = _sized(said if "epochs" in got or change else said * n, t)  # '..., 2 epochs': done
     kept = {k: got[k] for k in ("epochs",) if k in got} if change else {
         k: v for k, v in parts.items() if k != "example_tokens"}
-    return kept | {"train_tokens": total}
+    return Reading(kept | {"train_tokens": total})
 
 
 def _sized(tokens: float, t: str) -> float:
@@ -267,19 +279,42 @@ def _number(v: AnswerValue) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
-def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Reading:
+def _days(t: str, lang: Lang, today: date | None) -> float:
+    """A deadline in days: '3 days', '2 weeks', or a date ('Friday', 'by next week')."""
     try:
-        return {"deadline_days": numbers.deadline(t)}
+        return numbers.deadline(t)
     except ParseError:
         days = load.batch_days("by " + words(t).removeprefix("by "), load.Context(lang, today))
         if days is None:
             raise
-        return {"deadline_days": days}
+        return days
 
 
-def one(key: str, read: Callable[[str], AnswerValue]) -> Reader:
-    """A reader of one key by a function of the text alone."""
-    return lambda t, a, lang, today: {key: read(t)}
+def _deadline_said(t: str, lang: Lang, today: date | None) -> float | None:
+    try:
+        return _days(t, lang, today)
+    except ParseError:
+        return None
+
+
+@_refusing
+def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
+    return Reading({"deadline_days": _days(t, lang, today)})
+
+
+def one(key: str, read: Callable[[str], AnswerValue | Proposal]) -> Reader:
+    """A reader of one key by a function of the text alone (or the proposal it makes)."""
+    @_refusing
+    def reader(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
+        value = read(t)
+        return value if isinstance(value, Proposal) else Reading({key: value})
+    return reader
+
+
+@_refusing
+def read_gpu(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
+    """The GPU, its count per node, or both ('4x L40S')."""
+    return Reading(gpus.hardware(t))
 
 
 def yes_no(t: str) -> bool:

@@ -25,17 +25,16 @@ from dialogue import choices, readers
 from dialogue import keys as answer_keys
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation, SlotName
-from dialogue.errors import ParseError
 from dialogue.keys import Answers
+from dialogue.readings import Reading
 from dialogue.reply import Choice
-from dialogue.understand import gpus, models, names
+from dialogue.understand import models, names
 from engine import units
 from engine.catalog import catalog
 from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
 from engine.units import tokens
 from engine.wording import Message, Param, msg, text
 
-Reading = readers.Reading
 Reader = readers.Reader
 
 
@@ -44,7 +43,7 @@ class Default:
     """What an empty reply takes at a question: the answers it sets, and the text a person
     would type for it (a button's value)."""
 
-    answers: Reading
+    answers: Answers
     typed: str
     label: Message
 
@@ -76,7 +75,7 @@ class Slot:
     together: tuple[str, ...] = ()
     #: the other questions a new answer settles, with their answer: a 16- or 8-bit weight
     #: format chosen says no to 4-bit weights (the format chosen is the card's)
-    settles: Callable[[Answers], dict[SlotName, Reading]] = lambda a: {}
+    settles: Callable[[Answers], dict[SlotName, Answers]] = lambda a: {}
     #: the answers a new answer leaves void, dropped and asked again: the GPU of the card
     #: refused ('not on H200 actually') is no answer any more
     voids: Callable[[Answers], tuple[str, ...]] = lambda a: ()
@@ -294,7 +293,7 @@ SLOTS: dict[SlotName, Slot] = {
                                    "chatgpt": assumptions().chatgpt_tokens_per_s},
              keeps=("ttft_s",)),
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
-             serving, lambda t, a, lang, today: {"int4": readers.yes_no(t)},
+             serving, readers.one("int4", readers.yes_no),
              choices.menu(choices.int4s_menu), moot="dialogue.error.change_moot_int4",
              ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
                  f"precision.{a.get('precision') or 'fp8'}"), "format": msg(
@@ -341,7 +340,7 @@ SLOTS: dict[SlotName, Slot] = {
                  DEFAULT_INTERCONNECT)}),
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
-             lambda t, a, lang, today: gpus.hardware(t), choices.gpus_offered,
+             readers.read_gpu, choices.gpus_offered,
              complete=_gpu_given,
              default=lambda a: None if DEFAULT_GPU in answer_keys.avoided(a.get("avoid_gpus"))
              else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
@@ -398,14 +397,11 @@ def current_default(conv: Conversation) -> Default | None:
     return slot.default(conv.answers)
 
 
-def _typed(slot: Slot, answers: Reading) -> str:
+def _typed(slot: Slot, answers: Answers) -> str:
     """The text that gives these answers again (a default button's value)."""
     for choice in slot.choices(answers):
-        try:
-            if slot.read(choice.value, answers, "en", None) == answers:
-                return choice.value
-        except ParseError:
-            continue
+        if slot.read(choice.value, answers, "en", None) == Reading(dict(answers)):
+            return choice.value
     value = answers.get(slot.name, next(iter(answers.values()), ""))
     return f"{value:g}" if isinstance(value, float) else str(value)
 

@@ -12,22 +12,27 @@ What a text means is ``dialogue/answer.py``'s: this module routes it. A command 
 (navigation, a language), then a pending proposal's option (a click on a candidate:
 *confirmed*), then a question about the question (help, nothing changes), an empty answer
 (the shown default), and an answer. The opening and the model question read a sentence the
-same way (every face gets what Slack gets).
+same way (every face gets what Slack gets). Each route returns the
+:class:`~dialogue.outcome.Step` it took (what to tell, whether it answered or changed
+anything); :meth:`Outcome.of` makes the turn's one outcome of their sum, where it returns.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from dialogue import answer as reading
 from dialogue import readers
-from dialogue.answer import Outcome, pair
+from dialogue.answer import pair
 from dialogue.conversation import AnswerValue, Conversation, SlotName
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed, Plan
 from dialogue.intent import asks, clicked, topic
 from dialogue.keys import KEYS, for_batch
 from dialogue.machine import CANCELLED, DONE, Turn, fire
+from dialogue.outcome import Outcome, Step, tell
+from dialogue.readings import Reading
 from dialogue.reply import Notice
 from dialogue.slots import (
     ALIASES,
@@ -70,14 +75,14 @@ def changeable(plan: Plan) -> list[SlotName]:
 def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcome:
     """A new conversation's first turn: its language, the answers the opening gives."""
     work = conv.fork()
-    out = Outcome(work, changed=True)
+    step = Step(changed=True)
     if config.looks_like(opening):
-        return _pasted_model(work, opening, out)
+        return Outcome.of(work, step + _pasted_model(work, opening))
     opening = tidy(opening) or opening
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
-        out.notices.append(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
-                                                            n=MAX_OPENING_CHARS)))
+        step += tell(Notice(kind="warning", text=msg("dialogue.notice.long_opening",
+                                                     n=MAX_OPENING_CHARS)))
     asked = language.chosen(opening)
     if asked is not None:
         work.language, work.language_source = asked[0], "chosen"
@@ -86,45 +91,38 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
         _detect(work, opening)
     if opening.strip():
         found = extract(opening, work.language, today=today)
-        reading.keep(work, found, out, "dialogue.notice.understood")
-        reading.assume_rest(work, out, found.refused)
+        step += reading.keep(work, found, "dialogue.notice.understood")
+        step += reading.assume_rest(work, found.refused)
         if found.refusals:  # a minus sign, a batch without its deadline: said, the rest kept
-            reading.refuse(out, found.refusals[0])
+            step += reading.refuse(found.refusals[0])
         elif (found.hint is not None and "model" not in found.answers
-              and "model" not in work.proposals and out.fetch is None):
-            reading.refuse(out, found.hint)
+              and "model" not in work.proposals and step.fetch is None):
+            step += reading.refuse(found.hint)
         if found.leftovers:
-            out.notices.append(Notice(kind="ignored", text=msg("dialogue.notice.ignored",
-                                                                words=found.leftovers)))
-    _settle(Turn(work), out)
-    return out
+            step += tell(Notice(kind="ignored", text=msg("dialogue.notice.ignored",
+                                                         words=found.leftovers)))
+    return Outcome.of(work, step + _settle(Turn(work)))
 
 
-def _pasted_model(work: Conversation, text: str, out: Outcome) -> Outcome:
+def _pasted_model(work: Conversation, text: str) -> Step:
     """An opening that is a config.json (a Slack file, a pasted snippet): the model."""
-    try:
-        answers = SLOTS["model"].read(text, {}, work.language, None)
-    except ParseError as exc:
-        reading.refuse(out, exc)
-    else:
-        reading.put(work, "model", answers, "said")
-        stored = answers.get("model_config")
-        if isinstance(stored, str):
-            out.notices.append(Notice(kind="understood", text=reading.described(stored,
-                                                                                 answers)))
-    _settle(Turn(work), out)
-    return out
+    got = SLOTS["model"].read(text, {}, work.language, None)
+    step = reading.taken(work, "model", got)
+    if isinstance(got, Reading) and isinstance(stored := got.answers.get("model_config"), str):
+        step += tell(Notice(kind="understood", text=reading.described(stored, got.answers)))
+    return step + _settle(Turn(work))
 
 
-def _settle(turn: Turn, out: Outcome) -> None:
+def _settle(turn: Turn) -> Step:
     """The opening's first question (the engine refusing the answers: the model again)."""
     work = turn.conv
     try:
-        _advance(turn, out)
+        step = _advance(turn)
     except EngineFailed as exc:  # keep the answers, ask for the model again
-        out.error = msg("dialogue.error.engine", why=exc.message)
+        step = Step(error=msg("dialogue.error.engine", why=exc.message))
         work.state = "model"
     work.history.clear()  # nothing was shown yet: 'back' follows the tree from here
+    return step
 
 
 def _detect(conv: Conversation, text: str) -> bool:
@@ -146,7 +144,6 @@ def _detect(conv: Conversation, text: str) -> bool:
 def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     """Apply a typed answer, a button value (the same path) or a command to a copy."""
     work = conv.fork()
-    out = Outcome(work)
     if not clicked(work, text) and not config.looks_like(text):
         text = tidy(text) or text  # a button's value is read as it is; markup alone, as typed
     cmd = command(text)
@@ -155,11 +152,10 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
         work.language, work.language_source = cmd.language, "chosen"
         if cmd.value:  # 'in French: 64 users': the rest is an answer, in the new language
             rest = take(work, cmd.value, today)
-            rest.changed = rest.error is None  # a refusal is said in it, and saves nothing
-            return rest
-        out.changed = changed
-        out.notices.append(Notice(kind="info", text=msg("dialogue.notice.language")))
-        return out
+            return replace(rest, changed=rest.error is None)  # a refusal is said in it, and
+            # saves nothing
+        return Outcome.of(work, Step(changed=changed, notices=(
+            Notice(kind="info", text=msg("dialogue.notice.language")),)))
     pasted = config.looks_like(text)
     if pasted and work.state != "model" and cmd is None:
         cmd = Command("change", "model", raw="model", value=text)  # a config.json: the model
@@ -167,26 +163,26 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     detected = not clicked(work, text) and not pasted and _detect(work, text)
     turn = Turn(work)
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
-        out.error = msg("dialogue.error.cancelled")
+        step = Step(error=msg("dialogue.error.cancelled"))
     elif cmd is not None:
-        _navigate(cmd, turn, out, today)
+        step = _navigate(cmd, turn, today)
     elif len(text) > (config.MAX_CONFIG_CHARS if pasted else MAX_ANSWER_CHARS):
-        out.error = msg("dialogue.error.too_long", n=len(text))
+        step = Step(error=msg("dialogue.error.too_long", n=len(text)))
     elif work.state == DONE:
-        _at_result(text, turn, out, today)
+        step = _at_result(text, turn, today)
     else:
-        _at_question(text, turn, out, today)
-    if out.error is not None and not out.changed:
+        step = _at_question(text, turn, today)
+    if step.error is not None and not step.changed:
         # refused: the conversation as it was (only the language of the reply may follow)
         kept = conv.fork()
         kept.language, kept.language_source = work.language, work.language_source
-        out.conv, out.plan = kept, None
-    elif detected:  # 'aide': help, and from now on in French
-        out.changed = True
-    return out
+        return Outcome.of(kept, replace(step, plan=None))
+    if detected:  # 'aide': help, and from now on in French
+        step = replace(step, changed=True)
+    return Outcome.of(work, step)
 
 
-def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
+def _at_result(text: str, turn: Turn, today: date | None) -> Step:
     """After the card, answers typed without 'change' ('in fact 40 users', 'what about 32k
     and 128 users?', 'et sur H100 ?') change those answers, as 'change' would, and the card
     follows; a question of no answer ('why 2 nodes?') is the result's help. A new model or
@@ -194,8 +190,7 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
     asked."""
     conv = turn.conv
     if negation.asks_math(text) or negation.asks_why(text):
-        _explain(turn, out, math=negation.asks_math(text))
-        return
+        return _explain(turn, math=negation.asks_math(text))
     found = Found() if negation.asks_about(text) else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
@@ -209,136 +204,125 @@ def _at_result(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
                  None)
     unsure = next((s for s in found.unsure if s in can), None)
     if first is not None:  # 'and for llama 3.1 8b?': asked as its 'change'
-        _change(Command("change", first, raw=first, value=text), turn, out, today)
-    elif unsure is not None:  # 'what about 30 tok/s?': per user or in total, asked there
+        return _change(Command("change", first, raw=first, value=text), turn, today)
+    if unsure is not None:  # 'what about 30 tok/s?': per user or in total, asked there
         fire("change", turn, unsure)
-        reading.propose(conv, found.unsure[unsure])
-        _stay(turn, out)
-    elif found.refusals:  # 'what about 500000 users?': said why, nothing changes
-        reading.refuse(out, found.refusals[0])
-    elif slots and all(s in can for s in slots):
+        return reading.propose(conv, unsure, found.unsure[unsure]) + _stay(turn)
+    if found.refusals:  # 'what about 500000 users?': said why, nothing changes
+        return reading.refuse(found.refusals[0])
+    if slots and all(s in can for s in slots):
         for slot in slots:
             fire("change", turn, slot)
-            reading.put(conv, slot, _completed(slot, text, {
-                k: v for k, v in said.items() if KEYS[k].slot == slot}, conv, today), "said")
-        out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.changed",
-                                                              answers=[pair(k, v) for k, v in
-                                                                       said.items()
-                                                                       if KEYS[k].shown])))
-        _moved(turn, out)
-    elif negation.is_question(text):  # 'why 2 nodes?': the help of the result
-        out.notices.append(Notice(kind="info", text=msg(
-            "dialogue.help.done", names=_words(can))))
-    else:
-        out.error = msg("dialogue.error.done")
+            got = _completed(slot, text, {k: v for k, v in said.items()
+                                          if KEYS[k].slot == slot}, conv, today)
+            reading.put(conv, slot, got.answers, "said", got.inferred)
+        return _moved(turn, tell(Notice(kind="understood", text=msg(
+            "dialogue.notice.changed", answers=[pair(k, v) for k, v in said.items()
+                                                if KEYS[k].shown]))))
+    if negation.is_question(text):  # 'why 2 nodes?': the help of the result
+        return tell(Notice(kind="info", text=msg("dialogue.help.done", names=_words(can))))
+    return Step(error=msg("dialogue.error.done"))
 
 
-def _explain(turn: Turn, out: Outcome, *, math: bool) -> None:
+def _explain(turn: Turn, *, math: bool) -> Step:
     """'why 2 nodes?': the step that decided the card, with its question, its answer and the
     numbers behind it (the engine's own evidence); 'show the math': the card's math. Nothing
     changes."""
     try:
         rec = _plan(turn.conv).recommendation()
     except EngineFailed as exc:
-        out.error = msg("dialogue.error.engine", why=exc.message)
-        return
+        return Step(error=msg("dialogue.error.engine", why=exc.message))
     if math:
-        out.notices.append(Notice(kind="info", text=msg("dialogue.notice.math")))
-        out.notices.extend(Notice(kind="info", text=m) for m in rec.math)
-        return
+        return tell(Notice(kind="info", text=msg("dialogue.notice.math")),
+                    *(Notice(kind="info", text=m) for m in rec.math))
     closing = next((q for q in rec.questions if q.step == rec.step), rec.questions[-1])
-    out.notices.append(Notice(kind="info", text=msg(
+    return tell(Notice(kind="info", text=msg(
         "dialogue.notice.why", step=closing.step, question=closing.question,
         answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
 
 
 def _completed(slot: SlotName, text: str, said: dict[str, AnswerValue], conv: Conversation,
-               today: date | None) -> dict[str, AnswerValue]:
+               today: date | None) -> Reading:
     """A new value for one part of an answer keeps the parts that still apply: '2 epochs'
     keeps the examples and their length, '20M documents' the batch's deadline and document
     length. The question's own reader completes it from what was kept, as it does at the
     question; when it reads something else, what the sentence said stands alone."""
-    try:
-        got = SLOTS[slot].read(text, conv.answers, conv.language, today)
-    except ParseError:
-        return said
-    return dict(got) if all(got.get(k) == v for k, v in said.items()) else said
+    got = SLOTS[slot].read(text, conv.answers, conv.language, today)
+    if isinstance(got, Reading) and all(got.answers.get(k) == v for k, v in said.items()):
+        return got
+    return Reading(said)
 
 
-def _at_question(text: str, turn: Turn, out: Outcome, today: date | None) -> None:
+def _at_question(text: str, turn: Turn, today: date | None) -> Step:
     conv = turn.conv
     option = reading.option_for(conv, text)
     if option is not None:
-        if reading.choose(option, turn, out):
-            _moved(turn, out)
-        else:
-            _stay(turn, out)
-    elif asks(text, conv.state) and not clicked(conv, text):
-        _help(turn, out, topic(text) or conv.state)
-    elif not text.strip():
-        _empty(turn, out)
-    elif reading.read(text, turn, out, today):
-        _moved(turn, out)
-    elif out.changed:
-        _stay(turn, out)
+        return _then(turn, reading.choose(option, turn))
+    if asks(text, conv.state) and not clicked(conv, text):
+        return _help(turn, topic(text) or conv.state)
+    if not text.strip():
+        return _empty(turn)
+    return _then(turn, reading.read(text, turn, today))
 
 
-def _empty(turn: Turn, out: Outcome) -> None:
+def _then(turn: Turn, step: Step) -> Step:
+    """After an answer's step: on to the next question when it answered this one; the same
+    question, saved, when it changed the conversation without answering (a proposal)."""
+    if step.answered:
+        return _moved(turn, step)
+    return step + _stay(turn) if step.changed else step
+
+
+def _empty(turn: Turn) -> Step:
     """An empty answer takes the question's shown default (and says so), or is refused."""
     slot = SLOTS[question(turn.state)]
     was_assumed = assumed(turn.conv, slot.name)
     default = current_default(turn.conv)
     if default is None or turn.state in turn.conv.proposals:
-        out.error = msg("dialogue.error.empty")
-        return
+        return Step(error=msg("dialogue.error.empty"))
     reading.put(turn.conv, slot.name, dict(default.answers),
                 "confirmed" if was_assumed else "default")
     pairs = [pair(k, v) for k, v in default.answers.items()]
-    out.notices.append(Notice(kind="understood", text=msg("dialogue.notice.confirmed",
-                                                          answers=pairs))
-                       if was_assumed else Notice(kind="assumed", text=msg(
-                           "dialogue.notice.default_taken", answer=pairs[0])))
-    _moved(turn, out)
+    return _moved(turn, tell(Notice(kind="understood", text=msg("dialogue.notice.confirmed",
+                                                                answers=pairs))
+                             if was_assumed else Notice(kind="assumed", text=msg(
+                                 "dialogue.notice.default_taken", answer=pairs[0]))))
 
 
-def _help(turn: Turn, out: Outcome, slot_name: str) -> None:
+def _help(turn: Turn, slot_name: str) -> Step:
     fire("help", turn)
     if is_question(slot_name):
-        slot = SLOTS[slot_name]
-        out.notices.append(Notice(kind="info", text=msg("dialogue.help.question",
-                                                        help=slot.help)))
-    else:
-        out.notices.append(Notice(kind="info", text=msg(
-            "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
+        return tell(Notice(kind="info", text=msg("dialogue.help.question",
+                                                 help=SLOTS[slot_name].help)))
+    return tell(Notice(kind="info", text=msg(
+        "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
 
 
 def _plan(conv: Conversation) -> Plan:
     return Plan.of(conv)
 
 
-def _navigate(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
+def _navigate(cmd: Command, turn: Turn, today: date | None) -> Step:
     if cmd.kind == "help":
-        _help(turn, out, turn.conv.state)
-    elif cmd.kind == "cancel":
-        out.changed = fire("cancel", turn)
-    elif cmd.kind == "restart":
+        return _help(turn, turn.conv.state)
+    if cmd.kind == "cancel":
+        return Step(changed=fire("cancel", turn))
+    if cmd.kind == "restart":
         turn.conv.proposals.clear()
-        out.changed = fire("restart", turn)
-    elif cmd.kind == "back":
+        return Step(changed=fire("restart", turn))
+    if cmd.kind == "back":
         target = _back_target(turn)
         if target is None:
-            out.error = msg("dialogue.error.first_question")
-        else:
-            out.changed = fire("back", turn, target)
-    else:
-        _change(cmd, turn, out, today)
+            return Step(error=msg("dialogue.error.first_question"))
+        return Step(changed=fire("back", turn, target))
+    return _change(cmd, turn, today)
 
 
 def _words(slots: list[SlotName]) -> list[Message]:
     return [msg(f"dialogue.slot.{s}.word") for s in slots]
 
 
-def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
+def _change(cmd: Command, turn: Turn, today: date | None) -> Step:
     conv = turn.conv
     names_ = changeable(_plan(conv))
     can = _words(names_)
@@ -347,54 +331,52 @@ def _change(cmd: Command, turn: Turn, out: Outcome, today: date | None) -> None:
         cmd = Command("change", instead, raw=cmd.raw, value=cmd.value)
     moot = SLOTS[cmd.slot].moot if cmd.slot is not None else None
     if cmd.slot is None:
-        out.error = (msg("dialogue.error.change_what", text=cmd.raw, names=can) if cmd.raw
-                     else msg("dialogue.error.change_which", names=can))
-    elif cmd.slot not in names_ and moot is not None and SLOTS[cmd.slot].applies(conv.answers):
-        out.error = msg(moot, names=can)
-    elif cmd.slot not in names_:
-        out.error = msg("dialogue.error.change_not_here", answer=SLOTS[cmd.slot].label,
-                        workload=SLOTS["workload"].show(conv.answers), names=can)
-    elif cmd.value is None:
-        out.changed = fire("change", turn, cmd.slot)
-    else:  # 'change context to 32k': the question and its answer in one turn
-        fire("change", turn, cmd.slot)
-        if reading.read(cmd.value, turn, out, today):
-            now = [pair(k, turn.conv.answers[k]) for k in SLOTS[cmd.slot].keys
-                   if k in turn.conv.answers and KEYS[k].shown]
-            if now:  # said, as the question the flow returns to would not say it
-                out.notices.append(Notice(kind="understood", text=msg(
-                    "dialogue.notice.changed", answers=now)))
-            _moved(turn, out)
-        elif out.changed:
-            _stay(turn, out)
+        return Step(error=msg("dialogue.error.change_what", text=cmd.raw, names=can)
+                    if cmd.raw else msg("dialogue.error.change_which", names=can))
+    if cmd.slot not in names_ and moot is not None and SLOTS[cmd.slot].applies(conv.answers):
+        return Step(error=msg(moot, names=can))
+    if cmd.slot not in names_:
+        return Step(error=msg("dialogue.error.change_not_here", answer=SLOTS[cmd.slot].label,
+                              workload=SLOTS["workload"].show(conv.answers), names=can))
+    if cmd.value is None:
+        return Step(changed=fire("change", turn, cmd.slot))
+    # 'change context to 32k': the question and its answer in one turn
+    fire("change", turn, cmd.slot)
+    step = reading.read(cmd.value, turn, today)
+    if step.answered:
+        now = [pair(k, turn.conv.answers[k]) for k in SLOTS[cmd.slot].keys
+               if k in turn.conv.answers and KEYS[k].shown]
+        if now:  # said, as the question the flow returns to would not say it
+            step += tell(Notice(kind="understood", text=msg("dialogue.notice.changed",
+                                                            answers=now)))
+    return _then(turn, step)
 
 
-def _moved(turn: Turn, out: Outcome) -> None:
-    """An answer was read: move on (an engine refusal refuses the answer)."""
+def _moved(turn: Turn, step: Step) -> Step:
+    """An answer was read: move on (an engine refusal refuses the answer, and what was said
+    of it)."""
     try:
-        _advance(turn, out)
+        moved = _advance(turn)
     except EngineFailed as exc:
-        out.error = msg("dialogue.error.engine_answer", why=exc.message)
-        out.notices, out.changed = [], False
-        return
-    out.changed = True
+        return replace(step, error=msg("dialogue.error.engine_answer", why=exc.message),
+                       notices=(), changed=False)
+    return step + moved
 
 
-def _stay(turn: Turn, out: Outcome) -> None:
+def _stay(turn: Turn) -> Step:
     """A proposal was stored (or an answer to another question noted): the same question."""
-    out.plan = _plan(turn.conv)
-    out.changed = True
+    return Step(plan=_plan(turn.conv), changed=True)
 
 
-def _advance(turn: Turn, out: Outcome) -> None:
+def _advance(turn: Turn) -> Step:
     """Move to the first open question, or to the result (the machine's ``advance``, which
-    asks the engine before the card: a request it refuses is refused here, where the turn
-    says why and keeps the conversation as it was)."""
+    asks the engine before the card): a change to save, with the plan it follows. A request
+    the engine refuses is refused here, where the turn says why and keeps the conversation
+    as it was."""
     plan = _plan(turn.conv)
     was = turn.state
     fire("advance", turn, plan=plan)
-    out.plan = plan
-    out.finished = turn.state == DONE and was != DONE
+    return Step(changed=True, plan=plan, finished=turn.state == DONE and was != DONE)
 
 
 def fetched(before: Conversation, out: Outcome, config_text: str | None,
@@ -404,7 +386,7 @@ def fetched(before: Conversation, out: Outcome, config_text: str | None,
     gave; an answer refused keeps the conversation as it was."""
     repo = out.fetch or ""
     work = out.conv
-    out.fetch = None
+    step = replace(out.step, fetch=None)
     turn = Turn(work)
     if config_text is not None:
         try:
@@ -413,21 +395,21 @@ def fetched(before: Conversation, out: Outcome, config_text: str | None,
             failure = msg("dialogue.error.hub_config", repo=repo, why=exc.message)
         else:
             answers = {"model": f"config:{repo}", "model_config": config.dumps(cfg)}
-            reading.put(work, "model", dict(answers), "said")
-            out.notices.append(Notice(kind="understood", text=msg(
-                "dialogue.notice.fetched", repo=repo)))
-            out.notices.append(Notice(kind="understood", text=reading.described(
-                answers["model_config"], answers)))
-            reading.assume_rest(work, out)
-            _moved(turn, out) if not opening else _settle(turn, out)
-            return out
-    out.error = failure or msg("dialogue.error.hub_offline", repo=repo)
+            reading.put(work, "model", answers, "said")
+            step += tell(Notice(kind="understood", text=msg("dialogue.notice.fetched",
+                                                            repo=repo)),
+                         Notice(kind="understood", text=reading.described(
+                             answers["model_config"], answers)))
+            step += reading.assume_rest(work)
+            return Outcome.of(work, _moved(turn, step) if not opening
+                              else step + _settle(turn))
+    error = failure or msg("dialogue.error.hub_offline", repo=repo)
     if opening:
         work.state = "model"
-        return out
+        return Outcome.of(work, step + Step(error=error))
     kept = before.fork()
     kept.language, kept.language_source = work.language, work.language_source
-    return Outcome(kept, error=out.error)
+    return Outcome(kept, error=error)
 
 
 def _back_target(turn: Turn) -> SlotName | None:

@@ -10,9 +10,12 @@ batch job, owned hardware), ``dates`` (a deadline as a date), ``dataset`` (a tra
 examples and epochs), ``fields`` (answers typed as a form, 'users: 64'), ``negation``
 (meaning: yes and no, what a negation covers, questions, corrections), ``commands``
 (navigation, valid at every question), ``language`` (which language a message is in, or asks
-for) and ``opening`` (several answers in one sentence). Every reader returns a plain value
-or raises :class:`dialogue.errors.ParseError` (an :class:`~dialogue.errors.Unsure` when it
-proposes), whose ``message`` is a catalog message a face renders.
+for) and ``opening`` (several answers in one sentence). A parser of one quantity or word
+returns its value or raises :class:`dialogue.errors.ParseError`, whose ``refusal`` says what
+was expected (a catalog message a face renders); what is no failure is returned, never
+raised: a proposal to confirm (a bare "fine-tune", a model's name only near one), a Hub id
+to fetch. ``models.model`` and ``opening.extract`` return only values
+(``dialogue/readings.py``), as the readers of ``dialogue/readers.py`` do.
 """
 
 from functools import cache

@@ -4,11 +4,12 @@ Issue #10: fuzzy names silently became other models ("0.5b" -> Llama 3.1 405B, "
 Gemma 3 4B, "mistral large 3" -> Mistral Large 2). So a model is *taken* only when the text
 names it exactly (an id, a name, an alias, a Hugging Face id, ``engine.catalog.names``'s
 ``exact``), or describes one outside the catalog (its counts, its config.json). Anything
-else raises :class:`dialogue.errors.Unsure` with the candidates as buttons (sizes agreeing,
-never another size), "a <size> dense model" when only a size was given, and "none of
-these", which reopens the question with the ways to describe a model; a text that names
-nothing the catalog is near gets those ways at once. A Hugging Face id the catalog does not
-hold raises :class:`Fetch`: the service asks the Hub (I/O stays out of the readers).
+else is proposed (a :class:`~dialogue.conversation.Proposal`) with the candidates as buttons
+(sizes agreeing, never another size), "a <size> dense model" when only a size was given, and
+"none of these", which reopens the question with the ways to describe a model; a text that
+names nothing the catalog is near is refused with those ways at once. A Hugging Face id the
+catalog does not hold is a :class:`~dialogue.readings.Fetch`: the service asks the Hub (I/O
+stays out of the readers). Each is a value (``dialogue/readings.py``), returned.
 
 In a sentence (:func:`find`), the model is the run of words that could be part of a name
 ("llama 3.1 70b", "yi 34b", "internlm 3"); a part of the run that names a model exactly is
@@ -22,8 +23,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from dialogue.conversation import Option
-from dialogue.errors import ParseError, Unsure
+from dialogue.conversation import Option, Proposal
+from dialogue.errors import ParseError
+from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.understand import config, custom
 from dialogue.understand.lexicon import terms
 from dialogue.understand.text import fold, shown
@@ -32,7 +34,7 @@ from engine.catalog.names import Resolution, known_word, lookup, sizes
 from engine.units import Lang
 from engine.wording import Message, msg, text
 
-Reading = dict[str, str | int | float | bool | None]
+Answers = dict[str, str | int | float | bool | None]
 
 NONE_OF_THESE = "none of these"
 _HF = re.compile(r"(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/(?:models/)?"
@@ -49,14 +51,6 @@ LOOKUPS = 12  # catalog look-ups for one message (each well under 0.2 ms): a bou
 #: beside a name ('meta llama 3.1 70b instruct') and never make it uncertain.
 _CHECKPOINT = frozenset({"instruct", "chat", "it", "base", "hf", "meta", "preview", "latest",
                          "gguf", "fp8", "bf16", "fp16", "mlx", "exl2", "v"})
-
-
-class Fetch(ParseError):
-    """A Hugging Face id the catalog does not hold: the service fetches its config.json."""
-
-    def __init__(self, repo: str) -> None:
-        super().__init__(msg("dialogue.error.hub_needed", repo=repo))
-        self.repo = repo
 
 
 def hub_id(said: str) -> str | None:
@@ -108,37 +102,41 @@ def _names(ids: list[str] | tuple[str, ...]) -> list[Message]:
     return [text(models[i].name) for i in ids if i in models]
 
 
-def describe(said: str) -> ParseError:
+def describe(said: str) -> Refusal:
     """No model comes near: the ways to describe one (counts, config.json, a Hub id)."""
-    return ParseError(msg("dialogue.error.model_unknown", text=shown(said)))
+    return Refusal(msg("dialogue.error.model_unknown", text=shown(said)))
 
 
 # -- one answer: the whole text is the model -------------------------------------------------
 
 
-def model(said: str, lang: Lang = "en") -> Reading:
-    """The model answer a text gives (see the module doc); raises Unsure, Fetch or a
-    ParseError saying what to type."""
-    if config.looks_like(said):
-        cfg = config.read(said)
-        return {"model": f"config:{config.label(cfg)}", "model_config": config.dumps(cfg)}
-    counted = custom.counts(said, lang)
-    if counted is not None:
-        out: Reading = {"model": counted.total}
-        if counted.active is not None:
-            out["active_params_b"] = counted.active
-        return out
-    return _named(said, lang)
+def model(said: str, lang: Lang = "en") -> Read:
+    """What a text says the model is (see the module doc): the model, a proposal, a Hub id
+    to fetch, or the refusal saying what to type."""
+    try:
+        if config.looks_like(said):
+            cfg = config.read(said)
+            return Reading({"model": f"config:{config.label(cfg)}",
+                            "model_config": config.dumps(cfg)})
+        counted = custom.counts(said, lang)
+        if counted is None:
+            return _named(said, lang)
+    except ParseError as exc:
+        return exc.refusal
+    out: Answers = {"model": counted.total}
+    if counted.active is not None:
+        out["active_params_b"] = counted.active
+    return Reading(out)
 
 
-def _named(said: str, lang: Lang) -> Reading:
+def _named(said: str, lang: Lang) -> Read:
     repo = hub_id(said)
     found = lookup(repo or _bare(said), catalog().models, "model")
     if found.how == "exact" and found.entry_id is not None:
-        return {"model": found.entry_id}
+        return Reading({"model": found.entry_id})
     if repo is not None:
-        raise Fetch(repo)
-    raise _unsure(said, list(found.candidates), lang)
+        return Fetch(repo)
+    return _unsure(said, list(found.candidates), lang)
 
 
 _MODEL_LEAD = re.compile(rf"^{terms('model_lead')}\s+")
@@ -149,7 +147,7 @@ def _bare(said: str) -> str:
 
 
 def _unsure(said: str, candidates: list[str], lang: Lang,
-            inside: str | None = None) -> ParseError:
+            inside: str | None = None) -> Proposal | Refusal:
     """The proposal for a name the catalog only comes near, or for a size alone; the ways
     to describe a model when nothing comes near."""
     bare = custom.bare_size(said, lang)  # the whole text is a size: '34b', '0.5b', '1,5T'
@@ -159,18 +157,19 @@ def _unsure(said: str, candidates: list[str], lang: Lang,
     if candidates:
         key = ("dialogue.confirm.model_one" if len(candidates) == 1
                else "dialogue.confirm.model_which")
-        return Unsure(msg(key, text=shown(said), names=_names(candidates)),
-                      model_options(candidates, bare), "model")
+        return Proposal(text=msg(key, text=shown(said), names=_names(candidates)),
+                        options=model_options(candidates, bare))
     size = bare if bare is not None else (named[0] if named else None)
     active = sizes(said, active=True) if bare is None and len(named) == 1 else ()
     if size is not None and len(active) == 1 and 0 < active[0] < size <= custom.PARAMS_MAX_B:
         # an MoE's name says both counts ('qwen3-coder-480b-a35b'): never sized as dense
-        return Unsure(msg("dialogue.confirm.model_moe", text=shown(said), params=size * 1e9,
-                          active=active[0] * 1e9),
-                      [moe_option(size, active[0]), none_option()], "model")
+        return Proposal(text=msg("dialogue.confirm.model_moe", text=shown(said),
+                                 params=size * 1e9, active=active[0] * 1e9),
+                        options=[moe_option(size, active[0]), none_option()])
     if size is not None and 0 < size <= custom.PARAMS_MAX_B:
-        return Unsure(msg("dialogue.confirm.model_dense", text=shown(said), params=size * 1e9),
-                      [dense_option(size), none_option()], "model")
+        return Proposal(text=msg("dialogue.confirm.model_dense", text=shown(said),
+                                 params=size * 1e9),
+                        options=[dense_option(size), none_option()])
     return describe(said)
 
 
@@ -182,8 +181,8 @@ class Mention:
     """What a sentence says of its model: answers when certain, else the problem (a
     proposal, a Hub id to fetch, or the ways to describe), and the sentence without it."""
 
-    answers: Reading = field(default_factory=dict)
-    problem: ParseError | None = None
+    answers: Answers = field(default_factory=dict)
+    problem: Proposal | Fetch | Refusal | None = None
     rest: str = ""
 
 
@@ -246,12 +245,12 @@ _NOT_LLM_RE = re.compile(r"\b(?:" + "|".join(rf"(?P<{k}>{p})" for k, p in _NOT_L
                          + r")\b")
 
 
-def _not_llm(rest: str) -> ParseError | None:
+def _not_llm(rest: str) -> Refusal | None:
     m = _NOT_LLM_RE.search(rest)
     if m is None or m.lastgroup is None:
         return None
-    return ParseError(msg("dialogue.error.not_llm", text=shown(m.group(0)),
-                          kind=msg(f"dialogue.kind.{m.lastgroup}")))
+    return Refusal(msg("dialogue.error.not_llm", text=shown(m.group(0)),
+                       kind=msg(f"dialogue.kind.{m.lastgroup}")))
 
 
 def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
@@ -261,8 +260,8 @@ def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
     runs = sorted(((ci, a, b) for ci, ws in enumerate(chunks) for a, b in _runs(ws, noise)
                    if any(not w.replace(".", "").isdigit() for w in ws[a:b])),
                   key=lambda r: (-(r[2] - r[1]), r[0], r[1]))[:MAX_RUNS]
-    first_problem: tuple[int, int, int, ParseError] | None = None
-    seen: dict[str, tuple[Reading, ParseError | None]] = {}
+    first_problem: tuple[int, int, int, Proposal | Fetch | Refusal] | None = None
+    seen: dict[str, tuple[Answers, Proposal | Fetch | Refusal | None]] = {}
     for ci, a, b in runs:
         said = " ".join(chunks[ci][a:b])
         if said not in seen:  # 'llama llama llama ...': each run of words read once
@@ -288,7 +287,7 @@ def _without(chunks: list[list[str]], ci: int, a: int, b: int) -> str:
 
 
 def _mention(words: list[str], lang: Lang,
-             budget: _Budget) -> tuple[Reading, ParseError | None]:
+             budget: _Budget) -> tuple[Answers, Proposal | Fetch | Refusal | None]:
     said = " ".join(words)
     repo = next((r for w in words if (r := hub_id(w)) is not None), None)
     if repo is not None:

@@ -6,7 +6,8 @@ every face); this module adds the workload words of both languages ("serving",
 "inférence", "affinage"), and the refusals with the nearest catalog names, so a face can
 offer them as choices. A bare "fine-tune" (or "sft", "affinage") names no workload: which
 kind (LoRA, QLoRA, full) changes the answer several-fold, so it is asked, never taken as
-full.
+full: the kind is returned as a proposal (:class:`~dialogue.conversation.Proposal`), a value
+like the workload, and a text that names none raises :class:`~dialogue.errors.ParseError`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import re
 from typing import Literal, get_args
 
 from dialogue.assumptions import assumptions
-from dialogue.conversation import Option
-from dialogue.errors import ParseError, Unsure
+from dialogue.conversation import Option, Proposal
+from dialogue.errors import ParseError
 from dialogue.understand.lexicon import terms
 from dialogue.understand.negation import negated
 from dialogue.understand.text import fold, shown, words
@@ -69,11 +70,11 @@ def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     return w, span
 
 
-def finetune_kind() -> Unsure:
+def finetune_kind() -> Proposal:
     """Which fine-tune: LoRA, QLoRA or full, each with one line on what it means."""
     options = [Option(value=w, label=msg(f"dialogue.choice.finetune.{w.replace('-', '_')}"),
                       answers={"workload": w}) for w in FINETUNES]
-    return Unsure(msg("dialogue.confirm.finetune"), options, "workload")
+    return Proposal(text=msg("dialogue.confirm.finetune"), options=options)
 
 
 #: Above this, a rate of tokens/s is a total: no one user reads that fast.
@@ -88,13 +89,13 @@ def says_total(folded: str) -> bool:
     return _TOTAL.search(folded) is not None
 
 
-def which_speed(rate: float) -> Unsure:
+def which_speed(rate: float) -> Proposal:
     """'20 tok/s' with nothing to say whose: per user, or in total for everyone?"""
-    return Unsure(msg("dialogue.confirm.speed", rate=rate), [
+    return Proposal(text=msg("dialogue.confirm.speed", rate=rate), options=[
         Option(value=f"{rate:g} tok/s per user", label=msg("dialogue.choice.per_user", rate=rate),
                answers={"per_user_tokens_per_s": rate}),
         Option(value=f"{rate:g} tok/s in total", label=msg("dialogue.choice.total", rate=rate),
-               answers={"target_tokens_per_s": rate})], "target_tokens_per_s")
+               answers={"target_tokens_per_s": rate})])
 
 
 #: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
@@ -103,37 +104,39 @@ FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:{terms('fast')}|quick(?!\s+questio
                   rf"\b(?:\s+{_ANSWERS}\b)?")
 
 
-def how_fast() -> Unsure:
+def how_fast() -> Proposal:
     """'fast answers', 'réponse rapide': a speed wanted without a number, asked with the
     two speeds people mean (never sized on the reading speed assumed)."""
     chatgpt, reading = assumptions().chatgpt_tokens_per_s, catalog().policy.comfortable_tokens_per_s
-    return Unsure(msg("dialogue.confirm.fast", reading=reading, chatgpt=chatgpt), [
+    return Proposal(text=msg("dialogue.confirm.fast", reading=reading, chatgpt=chatgpt),
+                    options=[
         Option(value=f"{reading:g} tok/s per user", label=msg("dialogue.choice.reading",
                                                                rate=reading),
                answers={"per_user_tokens_per_s": float(reading)}),
         Option(value=f"{chatgpt:g} tok/s per user", label=msg("dialogue.choice.chatgpt",
                                                                rate=chatgpt),
-               answers={"per_user_tokens_per_s": float(chatgpt)})], "target_tokens_per_s")
+               answers={"per_user_tokens_per_s": float(chatgpt)})])
 
 
-def training_kind() -> Unsure:
+def training_kind() -> Proposal:
     """Which training: one of the fine-tunes, or a pre-training from scratch."""
     options = [*finetune_kind().options,
                Option(value="pretrain", label=msg("dialogue.choice.training.pretrain"),
                       answers={"workload": "pretrain"})]
-    return Unsure(msg("dialogue.confirm.training"), options, "workload")
+    return Proposal(text=msg("dialogue.confirm.training"), options=options)
 
 
-def workload(said: str) -> Workload:
+def workload(said: str) -> Workload | Proposal:
+    """The workload a text names, or which kind of fine-tune or training it means."""
     t = fold(said)
     if t in WORKLOADS:
         return WORKLOADS[WORKLOADS.index(t)]
     found = find_workload(t)
     if found is not None:
         if found[0] == "finetune":
-            raise finetune_kind()
+            return finetune_kind()
         if found[0] == "train":
-            raise training_kind()
+            return training_kind()
         return found[0]
     raise ParseError(msg("dialogue.error.workload", text=shown(said)))
 

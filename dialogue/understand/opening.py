@@ -10,7 +10,8 @@ users") is the last one; a minus sign is refused by name, never read as its abso
 What no recogniser used is reported back; what was inferred rather than said (users mean
 serving, "as fast as ChatGPT" means a reading speed) is marked, so the reply says "I
 assumed"; what needs a confirmation (a model the catalog only comes near, a bare
-"fine-tune") comes back as a proposal for its question. Answers are keyed as the engine CLI
+"fine-tune") comes back as a proposal for its question; what is refused comes back as a
+refusal (``dialogue/readings.py``: values, never raised). Answers are keyed as the engine CLI
 names them (``dialogue.slots.KEYS``).
 """
 
@@ -21,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
-from dialogue.conversation import SlotName
-from dialogue.errors import ParseError, Unsure
+from dialogue.conversation import Proposal, SlotName
+from dialogue.errors import ParseError
+from dialogue.readings import Fetch, Refusal
 from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import terms
@@ -197,12 +199,12 @@ class Found:
     answers: dict[str, str | int | float | bool | None] = field(default_factory=dict)
     inferred: set[str] = field(default_factory=set)
     leftovers: list[str] = field(default_factory=list)
-    hint: ParseError | None = None
-    unsure: dict[SlotName, Unsure] = field(default_factory=dict)
+    hint: Refusal | None = None
+    unsure: dict[SlotName, Proposal] = field(default_factory=dict)
     fetch: str | None = None
-    refusals: list[ParseError] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
     #: the keys whose answer was refused, with the refusal
-    refused: dict[str, ParseError] = field(default_factory=dict)
+    refused: dict[str, Refusal] = field(default_factory=dict)
 
 
 def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
@@ -257,7 +259,7 @@ def _counts(rest: str, lang: Lang, found: Found) -> str:
     try:
         counted = custom.find(rest, lang)
     except ParseError as exc:
-        found.hint = exc
+        found.hint = exc.refusal
         return rest
     if counted is None:
         return rest
@@ -273,7 +275,7 @@ def _minus(rest: str, found: Found) -> str:
     m = _MINUS.search(rest)
     if m is not None:
         said = m.group(0).strip()
-        found.refusals.append(ParseError(msg("dialogue.error.negative_any", text=shown(said))))
+        found.refusals.append(Refusal(msg("dialogue.error.negative_any", text=shown(said))))
         found.leftovers.append(said)
     return _MINUS.sub(" | ", rest)
 
@@ -288,7 +290,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
     if not hits:
         return rest
     corrected = len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start())
-    refusal: tuple[ParseError, re.Match[str]] | None = None
+    refusal: tuple[Refusal, re.Match[str]] | None = None
     for chosen in [hits[-1]] if corrected else hits:
         joined = [chosen]
         if rec.adds is not None and not corrected:  # '2000 nurses and 300 doctors'
@@ -300,7 +302,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
             reading = rec.read(chosen, ctx) if len(joined) == 1 or rec.adds is None \
                 else rec.adds(joined, ctx)
         except ParseError as exc:  # its kind of answer, out of range
-            refusal = refusal or (exc, chosen)
+            refusal = refusal or (exc.refusal, chosen)
             continue
         if reading is not None:
             break
@@ -355,8 +357,7 @@ def _batch(rest: str, ctx: Context, found: Found) -> str:
     if days is None:  # kept: the load question asks the deadline ('by sometime' is refused)
         said = m.group(0).strip() if m is not None else ""
         if said:
-            found.refusals.append(ParseError(msg("dialogue.error.batch_when",
-                                                 text=shown(said))))
+            found.refusals.append(Refusal(msg("dialogue.error.batch_when", text=shown(said))))
         return rest
     found.answers["batch_days"] = days
     found.answers.pop("deadline_days", None)
@@ -421,12 +422,10 @@ def _vague_speed(rest: str, found: Found) -> str:
     return rest[: m.start()] + " | " + rest[m.end():]
 
 
-def _problem(problem: ParseError | None, found: Found) -> None:
-    if problem is None:
-        return
-    if isinstance(problem, models.Fetch):
+def _problem(problem: Proposal | Fetch | Refusal | None, found: Found) -> None:
+    if isinstance(problem, Fetch):
         found.fetch = problem.repo
-    elif isinstance(problem, Unsure):
-        found.unsure[problem.slot] = problem
-    else:
+    elif isinstance(problem, Proposal):
+        found.unsure["model"] = problem
+    elif problem is not None:
         found.hint = problem

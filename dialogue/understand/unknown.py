@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 
 from dialogue.errors import ParseError
+from dialogue.readings import Refusal
 from dialogue.understand.gpus import gpu
 from dialogue.understand.lexicon import terms
 
@@ -27,8 +28,8 @@ _WHERE = re.compile(
     rf"(?P<part>{_PART})s?(?= )")
 
 
-def refuse_unknown_gpu(rest: str, answers: Mapping[str, object], refusals: list[ParseError],
-                       refused: dict[str, ParseError]) -> str:
+def refuse_unknown_gpu(rest: str, answers: Mapping[str, object], refusals: list[Refusal],
+                       refused: dict[str, Refusal]) -> str:
     """``rest`` without the first unknown part named where a GPU goes, its refusal added
     to ``refusals`` and to ``refused`` (as the GPU's); ``rest`` as it was when a GPU was
     found, or no unknown part is named."""
@@ -38,7 +39,7 @@ def refuse_unknown_gpu(rest: str, answers: Mapping[str, object], refusals: list[
         try:
             gpu(m["part"])
         except ParseError as exc:
-            refusals.append(exc)
-            refused["gpu"] = exc
+            refusals.append(exc.refusal)
+            refused["gpu"] = exc.refusal
             return rest[: m.start()] + " | " + rest[m.end():]
     return rest

@@ -8,8 +8,12 @@ from hypothesis import strategies as st
 
 from bot.wording import say
 from dialogue import Dialogue, MemoryStore, command
+from dialogue.conversation import Proposal
 from dialogue.keys import KEYS
+from dialogue.readings import Fetch, Reading, Refusal
+from dialogue.slots import SLOTS
 from dialogue.understand.commands import Command
+from engine.units import Lang
 from tests.dialogue.helpers import every_message
 
 # an opening (and follow-ups) that puts a fresh conversation in each state; a name with a
@@ -180,3 +184,19 @@ def test_every_button_is_an_answer(state: str) -> None:
         rb = b.handle("k", choice.value)
         assert ra.kind != "error", (state, choice.value, ra.error)
         assert (ra.state, ra.answers) == (rb.state, rb.answers)
+
+
+@pytest.mark.parametrize("slot", list(SLOTS))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXT, lang=st.sampled_from(["en", "fr"]))
+def test_a_question_reads_any_text_into_a_value(slot: str, text: str, lang: Lang) -> None:
+    """A question's reader returns what it read (``dialogue/readings.py``), never raises:
+    answers, a proposal, a Hub id to fetch, or a refusal that says why in the person's
+    language."""
+    answers = {"model": "llama-3.1-70b", "workload": "inference"}
+    got = SLOTS[slot].read(text, answers, lang, None)
+    assert isinstance(got, Reading | Proposal | Fetch | Refusal), got
+    if isinstance(got, Refusal):
+        assert say(got.message, lang)
+    if isinstance(got, Proposal):
+        assert say(got.text, lang) and got.options

@@ -8,7 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dialogue import command
-from dialogue.errors import ParseError, Unsure
+from dialogue.conversation import Proposal
+from dialogue.errors import ParseError
+from dialogue.readings import Fetch, Reading, Refusal
 from dialogue.understand import gpus, language, models, names, negation, numbers
 from dialogue.understand.opening import extract
 from engine.units import Kind, parse
@@ -73,7 +75,7 @@ def test_a_bare_small_context_asks_whether_k_was_meant_and_offers_both() -> None
         numbers.context("64", 131072, LLAMA)
     assert exc.value.message.id == "dialogue.error.context_bare"
     assert exc.value.message.params["tokens"] == 65536
-    assert exc.value.retry == ["64k", "64 tokens"]
+    assert exc.value.refusal.retry == ("64k", "64 tokens")
     assert numbers.context("64 tokens", 131072, LLAMA) == 64
 
 
@@ -148,11 +150,11 @@ def test_workload(said: str, value: str) -> None:
 @pytest.mark.parametrize("said", ["fine-tune", "finetuning", "sft", "affinage", "fine tune it",
                                   "SFT on our data"])
 def test_a_bare_fine_tune_asks_which_kind_never_full(said: str) -> None:
-    with pytest.raises(Unsure) as exc:
-        names.workload(said)
-    assert exc.value.message.id == "dialogue.confirm.finetune"
-    assert [o.answers["workload"] for o in exc.value.options] == ["lora", "qlora",
-                                                                  "full-finetune"]
+    asked = names.workload(said)
+    assert isinstance(asked, Proposal)
+    assert asked.text.id == "dialogue.confirm.finetune"
+    assert [o.answers["workload"] for o in asked.options] == ["lora", "qlora",
+                                                              "full-finetune"]
 
 
 @pytest.mark.parametrize(("said", "value"), [
@@ -167,7 +169,7 @@ def test_a_bare_fine_tune_asks_which_kind_never_full(said: str) -> None:
      {"model": 1000.0, "active_params_b": 32.0}),
 ])
 def test_model(said: str, value: dict[str, object]) -> None:
-    assert models.model(said, "fr" if "milliard" in said else "en") == value
+    assert models.model(said, "fr" if "milliard" in said else "en") == Reading(value)
 
 
 @pytest.mark.parametrize(("said", "offered"), [
@@ -177,12 +179,12 @@ def test_model(said: str, value: dict[str, object]) -> None:
     ("qwen 72b", {"qwen-2.5-72b"}), ("lama 3.1 70b", {"llama-3.1-70b"}),
 ])
 def test_a_name_only_near_one_is_proposed_never_taken(said: str, offered: set[str]) -> None:
-    with pytest.raises(Unsure) as exc:
-        models.model(said)
-    ids = {o.answers["model"] for o in exc.value.options if isinstance(o.answers.get("model"),
-                                                                         str)}
+    asked = models.model(said)
+    assert isinstance(asked, Proposal)
+    ids = {o.answers["model"] for o in asked.options if isinstance(o.answers.get("model"),
+                                                                   str)}
     assert offered <= ids
-    assert exc.value.options[-1].value == models.NONE_OF_THESE  # and a way out, always
+    assert asked.options[-1].value == models.NONE_OF_THESE  # and a way out, always
 
 
 @pytest.mark.parametrize(("said", "size"), [("0.5b", 0.5), ("34b", 34.0), ("yi 34b", 34.0),
@@ -190,25 +192,24 @@ def test_a_name_only_near_one_is_proposed_never_taken(said: str, offered: set[st
 def test_a_size_no_catalog_model_has_is_offered_as_a_dense_model_of_that_size(
     said: str, size: float
 ) -> None:
-    with pytest.raises(Unsure) as exc:
-        models.model(said)
-    assert exc.value.message.id == "dialogue.confirm.model_dense"
-    assert [o.answers for o in exc.value.options] == [{"model": size}, {}]
+    asked = models.model(said)
+    assert isinstance(asked, Proposal)
+    assert asked.text.id == "dialogue.confirm.model_dense"
+    assert [o.answers for o in asked.options] == [{"model": size}, {}]
 
 
 @pytest.mark.parametrize("said", ["GLM-4.5", "internlm 3", "claude 3.5 sonnet"])
 def test_a_family_the_catalog_lacks_gets_the_ways_to_describe_it(said: str) -> None:
-    with pytest.raises(ParseError) as exc:
-        models.model(said)
-    assert not isinstance(exc.value, Unsure)
-    assert exc.value.message.id == "dialogue.error.model_unknown"
+    refused = models.model(said)
+    assert isinstance(refused, Refusal)
+    assert refused.message.id == "dialogue.error.model_unknown"
 
 
 def test_a_moe_without_its_active_count_is_asked_for_it() -> None:
-    with pytest.raises(ParseError) as exc:
-        models.model("a 100B MoE")
-    assert exc.value.message.id == "dialogue.error.moe_active"
-    assert exc.value.message.params["total"] == 100e9
+    refused = models.model("a 100B MoE")
+    assert isinstance(refused, Refusal)
+    assert refused.message.id == "dialogue.error.moe_active"
+    assert refused.message.params["total"] == 100e9
 
 
 @pytest.mark.parametrize(("said", "repo"), [
@@ -216,9 +217,7 @@ def test_a_moe_without_its_active_count_is_asked_for_it() -> None:
     ("https://huggingface.co/zai-org/GLM-4.5", "zai-org/GLM-4.5"),
 ])
 def test_a_hub_id_the_catalog_lacks_is_fetched(said: str, repo: str) -> None:
-    with pytest.raises(models.Fetch) as exc:
-        models.model(said)
-    assert exc.value.repo == repo
+    assert models.model(said) == Fetch(repo)
 
 
 @pytest.mark.parametrize(("said", "gpu"), [
@@ -319,7 +318,7 @@ def test_a_french_opening_gives_the_same_answers() -> None:
                              "train_tokens": 2e9, "deadline_days": 14.0}
     found = extract("affinage de llama 3.1 8b sur 2 milliards de jetons en 2 semaines", "fr")
     assert "workload" not in found.answers  # which kind of fine-tune: asked
-    assert found.unsure["workload"].message.id == "dialogue.confirm.finetune"
+    assert found.unsure["workload"].text.id == "dialogue.confirm.finetune"
 
 
 @pytest.mark.parametrize("said, lang", [
@@ -378,7 +377,7 @@ def test_training_of_no_kind_asks_which_among_the_training_workloads(said: str,
     found = extract(said, lang)
     assert "workload" not in found.answers and found.leftovers == []
     unsure = found.unsure["workload"]
-    assert unsure.message.id == "dialogue.confirm.training"
+    assert unsure.text.id == "dialogue.confirm.training"
     assert [o.answers for o in unsure.options] == [
         {"workload": w} for w in ("lora", "qlora", "full-finetune", "pretrain")]
 
@@ -416,8 +415,8 @@ def test_a_training_request_in_everyday_words_uses_every_word(
 
 def test_a_french_fine_tune_with_few_words_is_french() -> None:
     assert language.detect("on aimerait fine-tuner mistral 7b") == "fr"
-    with pytest.raises(Unsure):  # the kind of fine-tune is asked, not guessed
-        names.workload("fine-tuner")
+    # the kind of fine-tune is asked, not guessed
+    assert isinstance(names.workload("fine-tuner"), Proposal)
 
 @pytest.mark.parametrize("said, lang, fmt", [
     ("llama 3.1 70b en bf16 pour 32 utilisateurs", "fr", "bf16"),
