@@ -209,7 +209,7 @@ def choose(option: Option, turn: Turn) -> Step:
     conv.proposals.pop(slot, None)
     if not option.answers:
         return Step(notices=(Notice(kind="info", text=msg(
-            f"dialogue.notice.none_{slot}" if slot == "model" else "dialogue.notice.none")),),
+            SLOTS[slot].none)),),
             changed=True)
     here = {k: v for k, v in option.answers.items() if KEYS[k].slot == slot}
     if here:  # together: an MoE's total and active count are one answer
@@ -248,7 +248,7 @@ def read(said: str, turn: Turn, today: date | None) -> Step:
     conv = turn.conv
     state, lang = question(conv.state), conv.language
     slot = SLOTS[state]
-    if state == "model":
+    if slot.sentence:
         return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, today)
     unsure = names.unsure(said)
     default = slot.default(conv.answers) if unsure else None
@@ -260,7 +260,7 @@ def read(said: str, turn: Turn, today: date | None) -> Step:
             "dialogue.notice.assumed", answers=[pair(k, v)
                                                 for k, v in default.answers.items()])),),
             answered=True)
-    readings = negation.corrected(said) if state != "int4" else [said]
+    readings = negation.corrected(said) if slot.corrected else [said]
     first: Refusal | None = None
     for text_ in readings:  # the first correction read wins; a proposal is asked at once
         got = slot.read(text_, conv.answers, lang, today)
@@ -316,6 +316,12 @@ def _model(text: str, turn: Turn, today: date | None) -> Step:
     return step + assume_rest(conv, found.refused) + Step(answered=True)
 
 
+def _other(slot: SlotName, conv: Conversation) -> bool:
+    """Another question's answer, said beside this one, that may be noted: never one that
+    decides which questions exist (a model or workload changes only by 'change')."""
+    return slot != conv.state and not SLOTS[slot].shapes
+
+
 def also(text: str, turn: Turn, today: date | None) -> Step:
     """The answers to later questions typed with this one ('64 users, 32k context'): noted
     when their question is still open; one that would change a given answer is said, with
@@ -328,8 +334,7 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
         return NOTHING
     found = extract(text, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()
-             if KEYS[k].slot not in (conv.state, "model", "workload")
-             and SLOTS[KEYS[k].slot].applies(conv.answers)}
+             if _other(KEYS[k].slot, conv) and SLOTS[KEYS[k].slot].applies(conv.answers)}
     fresh = {k: v for k, v in other.items() if not valid(KEYS[k].slot, conv.answers)}
     step = NOTHING
     if "context" in fresh and not valid("context", {**conv.answers, **fresh}):
@@ -341,12 +346,10 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
     if fresh:
         step += keep(conv, Found(answers=fresh, inferred=found.inferred & set(fresh)),
                      "dialogue.notice.noted")
-    said_no = {id(e): e for k, e in found.refused.items()
-               if KEYS[k].slot not in (conv.state, "model", "workload")}
+    said_no = {id(e): e for k, e in found.refused.items() if _other(KEYS[k].slot, conv)}
     # '64 users, 0.5 tok/s': the speed refused, and said
     step += tell(*(Notice(kind="warning", text=r.message) for r in said_no.values()))
-    conv.refused(k for k in found.refused if KEYS[k].slot not in (conv.state, "model",
-                                                                  "workload"))
+    conv.refused(k for k in found.refused if _other(KEYS[k].slot, conv))
     told: set[str] = set()
     for k, v in other.items():
         if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown \
@@ -368,10 +371,10 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     if not has_digit(text):  # the other questions' answers are numbers
         return None
     found = extract(text, conv.language, find_model=False, today=today)
-    found.answers.pop("model", None)
-    found.answers.pop("workload", None)
-    found.unsure.pop("model", None)
-    found.unsure.pop("workload", None)
+    for k in [k for k in found.answers if SLOTS[KEYS[k].slot].shapes]:
+        del found.answers[k]
+    for s in [s for s in found.unsure if SLOTS[s].shapes]:
+        del found.unsure[s]
     if not found.answers:
         return None
     here = {k for k in found.answers if KEYS[k].slot == conv.state}

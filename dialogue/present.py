@@ -189,9 +189,9 @@ def _question_nav(conv: Conversation) -> list[Nav]:
         nav.append(_nav("back", "back"))
     nav.append(_nav("help", "help"))
     nav += [_nav("change", f"change {SLOTS[s].aliases[0]}", s) for s in _assumed_slots(conv)
-            if s != "gpu"]
-    if conv.state != "gpu":
-        nav.append(_nav("change", "change gpu", "gpu"))
+            if not SLOTS[s].offered]
+    nav += [_nav("change", f"change {s.aliases[0]}", s.name) for s in SLOTS.values()
+            if s.offered and s.name != conv.state]
     nav.append(_nav("restart", "restart"))
     nav.append(_nav("cancel", "cancel", style="danger"))
     return nav
@@ -203,7 +203,7 @@ def _result_nav(conv: Conversation, names: list[SlotName], more: Nav | None = No
     typed, in the words every language understands."""
     assumed = [n for n in _assumed_slots(conv) if n in names]
     rest = [n for n in ORDER if n in names and n not in assumed
-            and (any(k in conv.answers for k in SLOTS[n].keys) or n == "gpu")]
+            and (any(k in conv.answers for k in SLOTS[n].keys) or SLOTS[n].offered)]
     nav = [_nav("change", f"change {SLOTS[n].aliases[0]}", n) for n in [*assumed, *rest]]
     if more is not None:  # a change offered with its value ('500 people, 10% at once')
         nav.append(more)

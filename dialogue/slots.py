@@ -91,8 +91,17 @@ class Slot:
     #: its answer is a whole sentence, read as an opening is ('llama 70b for 50 users')
     sentence: bool = False
     #: its answer decides which other questions exist (the model, the workload): said after
-    #: the card it is a change, and the questions it brings are asked
+    #: the card it is a change, and the questions it brings are asked; said beside another
+    #: question's answer it is never taken (only 'change' changes it)
     shapes: bool = False
+    #: a correction ('64, sorry 128') is read from its last part by the question; False: its
+    #: reader reads corrections itself (a yes or no: 'yes, sorry, no' is no)
+    corrected: bool = True
+    #: what 'none of these' says at its proposal (a message id)
+    none: str = "dialogue.notice.none"
+    #: its change is on every question's navigation, answered or not (the GPU: comparing is
+    #: what people do most)
+    offered: bool = False
 
     def answered(self, answers: Answers) -> bool:
         """Answered, and still valid for the other answers."""
@@ -254,7 +263,8 @@ SLOTS: dict[SlotName, Slot] = {
     for s in (
         Slot("model", ("model", "llm", "the model", "modele", "le modele"), False, _always,
              lambda t, a, lang, today: models.model(t, lang), choices.menu(choices.models_menu),
-             complete=_model_given, sentence=True, shapes=True),
+             complete=_model_given, sentence=True, shapes=True,
+             none="dialogue.notice.none_model"),
         Slot("workload", ("workload", "task", "job", "use", "charge de travail", "travail",
                           "tache", "usage"), False, _always,
              readers.one("workload", names.workload), choices.menu(choices.workloads_menu),
@@ -295,6 +305,7 @@ SLOTS: dict[SlotName, Slot] = {
         Slot("int4", ("int4", "quantization", "quantisation", "4-bit", "quantification"), False,
              serving, readers.one("int4", readers.yes_no),
              choices.menu(choices.int4s_menu), moot="dialogue.error.change_moot_int4",
+             corrected=False,
              ask_params=lambda a: {"model": readers.model_name(a), "precision": msg(
                  f"precision.{a.get('precision') or 'fp8'}"), "format": msg(
                  "precision.nvfp4" if catalog().gpus[str(a.get("gpu") or DEFAULT_GPU)]
@@ -341,7 +352,7 @@ SLOTS: dict[SlotName, Slot] = {
         Slot("gpu", ("gpu", "gpus", "card", "cards", "hardware", "accelerator", "carte",
                      "cartes", "materiel", "gpus per node", "gpu count"), False, _always,
              readers.read_gpu, choices.gpus_offered,
-             complete=_gpu_given,
+             complete=_gpu_given, offered=True,
              default=lambda a: None if DEFAULT_GPU in answer_keys.avoided(a.get("avoid_gpus"))
              else Default({"gpu": DEFAULT_GPU}, DEFAULT_GPU,
                           answer_keys.KEYS["gpu"].show(DEFAULT_GPU)),  # never one refused
