@@ -80,7 +80,7 @@ class Engine:
         #: (moe_tp = tp), so the two are compared like for like
         self.one_prompt = self.cat.policy.model_copy(
             update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0,
-                    "moe_expert_parallel": False})
+                    "moe_expert_parallel": False, "moe_attention_dp": False})
 
     def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
         """(one copy's serving figures, node tokens/s, fits) at the point's layout, one
@@ -143,7 +143,8 @@ class Engine:
             tps = plan.tokens_per_s if requests is None else self.run_of(
                 plan, step_model(m, pc, k, fabric, cat.policy, precision=plan.precision,
                                  kv_precision=plan.kv_precision, tp=plan.tp, pp=plan.pp,
-                                 spans_nodes=False, gpus_per_node=p["gpus"]),
+                                 spans_nodes=False, gpus_per_node=p["gpus"],
+                                 attention_dp=plan.attention_dp),
                 shape, requests)
             if best is None or tps > best_tps:
                 best, best_tps = plan, tps

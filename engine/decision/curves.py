@@ -172,7 +172,7 @@ def _replan(facts: Facts, plan: InferencePlan, concurrency: int) -> InferencePla
         facts.model, facts.params, facts.kernels, facts.fabric, facts.policy,
         precision=plan.precision, kv_precision=plan.kv_precision, concurrency=concurrency,
         shape=facts.shape, nodes=plan.nodes, gpus_per_node=plan.gpus_per_node, tp=plan.tp,
-        pp=plan.pp, dp=plan.dp)
+        pp=plan.pp, dp=plan.dp, attention_dp=plan.attention_dp)
 
 
 def _series(facts: Facts, plan: InferencePlan, role: Role, label: Message) -> LoadSeries:
