@@ -12,7 +12,10 @@ head runs once per step in BF16. Pipeline stages pass activations point to point
 pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
 (:meth:`StepModel.mixed`: a prompt is never split between them; a prompt longer than the
 step's token budget is split across steps instead, a chunk a step, each attending to the
-chunks before it).
+chunks before it). Under attention data parallelism (an MoE layout, 'DEP') each GPU of
+the group runs every layer but the routed experts whole on its own requests, the experts
+see every GPU's tokens, and each MoE layer all-gathers them and reduce-scatters the sums in
+place of the TP all-reduces.
 
 Every quantity that depends only on the model and the layout is computed once when the
 :class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; its
@@ -62,7 +65,7 @@ class Geometry:
     expert_width: float
     ep: int  # GPUs the routed experts are spread over, whole (1: each split by TP)
     ranks: int  # GPUs that each run the attention on their own requests (attention DP), or 1
-    hot: float  # the busiest expert-parallel GPU's routed tokens over the mean (1 without EP)
+    hot: float  # the busiest GPU's routed tokens over the mean (1 but under attention DP)
     head_bytes: float  # the output head, BF16, once per step
     head_flops: float
     head_size: float

@@ -294,3 +294,13 @@ def test_attention_dp_is_weighed_for_moe_models_only() -> None:
     assert not any(adp for *_, adp in serving_layouts(dense.model, dense.policy, 1, 8))
     deps = {tp for tp, _, _, adp in serving_layouts(moe.model, moe.policy, 1, 8) if adp}
     assert deps == {2, 4, 8}
+
+
+def test_an_answer_in_attention_dp_says_so_in_its_layout() -> None:
+    """DeepSeek-V3 for 256 users on RTX PRO 6000 is served in attention DP: the answer's
+    layout carries the flag (its JSON too), where a dense model's layout stays tp, pp, dp."""
+    moe = rec(model="deepseek-v3", concurrency=256)
+    assert moe.layout.attention_dp
+    assert moe.model_dump(mode="json")["layout"]["attention_dp"] is True
+    dense = rec(model="llama-3.1-70b", concurrency=256)
+    assert set(dense.model_dump(mode="json")["layout"]) == {"tp", "pp", "dp"}
