@@ -26,7 +26,7 @@ aiconfigurator, training against published runs.
    (bench/reference_points.py ``Engine.max_throughput``); then per GPU, per precision and
    overall: points, median ratio, share inside 0.67-1.5x. The primary table (the
    overview's version with the RTX PRO 6000 tables at 1-8 GPUs) is the acceptance set; the
-   newest version's points (gpt-oss, DeepSeek-R1, attention-DP layouts) are printed apart.
+   newest version's points (gpt-oss, DeepSeek-R1, attention-DP 'DEP' layouts) are printed apart.
 
 4. Training: GPU-hours of the engine's pretraining answer over the published GPU-hours
    (engine/data/measured/training_runs.toml), with the band 0.8-1.25x.
@@ -164,8 +164,7 @@ def end_to_end_table(rows: list[dict[str, Any]]) -> None:
         print("* outside 0.67-1.5x. measured: the best use of the run's GPUs in the table (the "
               "run, or copies of a run on fewer GPUs: '8 x TP1'); engine: the best layout of "
               "the same GPUs at the best concurrency (powers of two, what memory holds), FP8 KV "
-              "cache; same: the engine at the run's own layout over the run (0: attention DP, not "
-              "modelled)")
+              "cache; same: the engine at the run's own layout over the run (DEP: attention DP)")
 
 
 def training_table(rows: list[dict[str, Any]]) -> None:

@@ -80,7 +80,7 @@ class Engine:
         #: (moe_tp = tp), so the two are compared like for like
         self.one_prompt = self.cat.policy.model_copy(
             update={"prefill_token_budget": 0, "step_us_per_sequence": 0.0,
-                    "moe_expert_parallel": False})
+                    "moe_expert_parallel": False, "moe_attention_dp": False})
 
     def serving(self, p: dict[str, Any]) -> tuple[Serving, float, bool]:
         """(one copy's serving figures, node tokens/s, fits) at the point's layout, one
@@ -143,7 +143,8 @@ class Engine:
             tps = plan.tokens_per_s if requests is None else self.run_of(
                 plan, step_model(m, pc, k, fabric, cat.policy, precision=plan.precision,
                                  kv_precision=plan.kv_precision, tp=plan.tp, pp=plan.pp,
-                                 spans_nodes=False, gpus_per_node=p["gpus"]),
+                                 spans_nodes=False, gpus_per_node=p["gpus"],
+                                 attention_dp=plan.attention_dp),
                 shape, requests)
             if best is None or tps > best_tps:
                 best, best_tps = plan, tps
@@ -168,18 +169,19 @@ class Engine:
         return plan.busy * n * (shape.osl - 1.0) / seconds
 
     def at_layout(self, p: dict[str, Any]) -> float:
-        """The engine's most output tokens/s at the point's own TP x PP layout over
-        concurrency (0 for an attention-DP layout, which the engine does not model)."""
-        if p["ep"] > 1:
-            return 0.0
+        """The engine's most output tokens/s at the point's own layout over concurrency: its
+        TP x PP, or for an attention-DP layout ('DEP4') the group of that many GPUs in
+        attention DP (engine/physics/step.py)."""
+        adp = p["attention_dp"] > 1
+        tp = p["attention_dp"] if adp else p["tp"]
         cat = self.cat
         m, pc, k, fabric, shape = self.setup(p)
         best, concurrency = 0.0, 1
         while concurrency <= MAX_CONCURRENCY:
             plan = plan_inference(m, pc, k, fabric, cat.policy, precision=p["precision"],
                                   kv_precision=KV_PRECISION, concurrency=concurrency,
-                                  shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=p["tp"],
-                                  pp=p["pp"], dp=1)
+                                  shape=shape, nodes=1, gpus_per_node=p["gpus"], tp=tp,
+                                  pp=p["pp"], dp=1, attention_dp=adp)
             if not plan.fits:
                 break
             best = max(best, plan.tokens_per_s)

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from engine.wording import Message, msg, text
 
@@ -74,9 +81,22 @@ class _Out(BaseModel):
 
 
 class Layout(_Out):
+    """``dp`` copies of ``tp`` x ``pp`` GPUs; with ``attention_dp`` each group of ``tp`` GPUs
+    runs the attention on its own requests with the experts spread over it ('DEP=8',
+    engine/physics/step.py), a flag the JSON carries only when set (a TP layout's contract
+    stays tp, pp, dp)."""
+
     tp: int = Field(ge=1)
     pp: int = Field(ge=1)
     dp: int = Field(ge=1)
+    attention_dp: bool = False
+
+    @model_serializer(mode="wrap")
+    def _flag_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.attention_dp:
+            out.pop("attention_dp", None)
+        return out
 
 
 class Segments(_Out):

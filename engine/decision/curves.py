@@ -172,7 +172,7 @@ def _replan(facts: Facts, plan: InferencePlan, concurrency: int) -> InferencePla
         facts.model, facts.params, facts.kernels, facts.fabric, facts.policy,
         precision=plan.precision, kv_precision=plan.kv_precision, concurrency=concurrency,
         shape=facts.shape, nodes=plan.nodes, gpus_per_node=plan.gpus_per_node, tp=plan.tp,
-        pp=plan.pp, dp=plan.dp)
+        pp=plan.pp, dp=plan.dp, attention_dp=plan.attention_dp)
 
 
 def _series(facts: Facts, plan: InferencePlan, role: Role, label: Message) -> LoadSeries:
@@ -205,7 +205,8 @@ def _layout_plan(facts: Facts, chosen: InferencePlan, alt: Alternative) -> Infer
         facts.model, facts.params, facts.kernels, facts.fabric, facts.policy,
         precision=alt.precision, kv_precision=chosen.kv_precision,
         concurrency=chosen.concurrency, shape=facts.shape, nodes=alt.nodes,
-        gpus_per_node=gpus // alt.nodes, tp=lay.tp, pp=lay.pp, dp=lay.dp)
+        gpus_per_node=gpus // alt.nodes, tp=lay.tp, pp=lay.pp, dp=lay.dp,
+        attention_dp=lay.attention_dp)
     return p if p.serving is not None else None
 
 
@@ -279,7 +280,8 @@ def _memory(facts: Facts, cat: Catalog, rec: Recommendation) -> MemoryBars | Non
     serving = rec.workload == "inference"
     lay = rec.layout
     bars = [_bar(pic, cat.gpus[rec.gpu].memory_bytes, "chosen", msg("chart.bar.chosen"),
-                 text(notation(lay.tp, lay.pp, lay.dp, show_tp1=serving)))]
+                 text(notation(lay.tp, lay.pp, lay.dp, show_tp1=serving,
+                               attention_dp=lay.attention_dp)))]
     second: tuple[Alternative, MemoryPicture, Role] | None = None
     for alt in rec.alternatives:
         if alt.kind == "layout":
@@ -295,7 +297,8 @@ def _memory(facts: Facts, cat: Catalog, rec: Recommendation) -> MemoryBars | Non
         alt, other, role = second
         gpu = cat.gpus[alt.gpu]
         alay = alt.layout
-        layout = text(notation(alay.tp, alay.pp, alay.dp, show_tp1=serving) if alay else "-")
+        layout = text(notation(alay.tp, alay.pp, alay.dp, show_tp1=serving,
+                               attention_dp=alay.attention_dp) if alay else "-")
         detail = layout if role == "layout" else msg("chart.bar.detail", gpu=gpu.name,
                                                       layout=layout)
         bars.append(_bar(other, gpu.memory_bytes, role,

@@ -203,7 +203,8 @@ def serving(
     """A serving deployment: ``copies`` copies of ``plan``, each over ``nodes`` nodes."""
     return Deployment(
         verdict=verdict, precision=plan.precision,
-        layout=Layout.of(tp=plan.tp, pp=plan.pp, dp=plan.dp), nodes=nodes, replicas=replicas,
+        layout=Layout.of(tp=plan.tp, pp=plan.pp, dp=plan.dp, attention_dp=plan.attention_dp),
+        nodes=nodes, replicas=replicas,
         crosses_nodes=nodes > 1,
         numbers=inference_numbers(facts, plan, copies, min_gpus=min_gpus), plan=plan,
     )

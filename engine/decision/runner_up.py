@@ -44,7 +44,8 @@ def _serving(facts: Facts, chosen: InferencePlan) -> list[Alternative]:
     return [Alternative.of(
         kind="layout", label=msg("alternative.layout", layout=text(alt.label), gpus=gpus),
         verdict=None, gpu=facts.gpu.id, nodes=alt.nodes, precision=alt.precision,
-        layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp), summary=summary,
+        layout=Layout.of(tp=alt.tp, pp=alt.pp, dp=alt.dp, attention_dp=alt.attention_dp),
+        summary=summary,
         numbers=inference_numbers(facts, alt),
     )]
 

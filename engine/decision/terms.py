@@ -85,7 +85,8 @@ def inference_layout(plan: InferencePlan) -> Message:
     """How a serving plan runs: 'TP=8 x PP=2', or '2 copies of TP=4'."""
     if plan.dp == 1:
         return text(plan.label)
-    return msg("layout.copies", copies=plan.dp, layout=notation(plan.tp, plan.pp, 1))
+    return msg("layout.copies", copies=plan.dp,
+               layout=notation(plan.tp, plan.pp, 1, attention_dp=plan.attention_dp))
 
 
 def training_layout(plan: TrainingPlan) -> Message:

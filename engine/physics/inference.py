@@ -24,8 +24,10 @@ from engine.memo import Memo
 from engine.physics.comm import Fabric
 from engine.physics.kernels import Kernels
 from engine.physics.memory import (
+    body_bytes_per_param,
     kv_cache_bytes,
     kv_tp_factor,
+    routed_expert_params,
     split_precision,
     weights_bytes,
     weights_read_bytes,
@@ -35,12 +37,12 @@ from engine.physics.params import ParamCount
 from engine.physics.plans import Bounds, InferencePlan, Shape
 from engine.physics.search import best_of
 from engine.physics.serving import Ceiling, ceiling, serve
-from engine.physics.step import StepModel, clear_geometry
+from engine.physics.step import StepModel, clear_geometry, expert_parallel
 from engine.result import KVPrecision, Precision
 from engine.units import GB
 
 __all__ = ["Bounds", "InferencePlan", "Shape", "best_inference", "ceiling_of", "clear_steps",
-           "fit_layouts", "plan_inference", "step_model", "time_plan"]
+           "fit_layouts", "plan_inference", "serving_layouts", "step_model", "time_plan"]
 
 
 #: A search without per-user bounds.
@@ -61,16 +63,17 @@ def clear_steps() -> None:
 
 def step_model(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy, *,
                precision: Precision, kv_precision: KVPrecision, tp: int, pp: int,
-               spans_nodes: bool, gpus_per_node: int) -> StepModel:
+               spans_nodes: bool, gpus_per_node: int, attention_dp: bool = False) -> StepModel:
     """The step model of one layout, built once per process (its parts are pure)."""
     def build() -> StepModel:
         dense, experts = split_precision(m, precision)
         return StepModel(m, pc, k, fabric, policy, precision=dense, expert_precision=experts,
                          kv_precision=kv_precision, tp=tp, pp=pp, spans_nodes=spans_nodes,
-                         gpus_per_node=gpus_per_node)
+                         gpus_per_node=gpus_per_node, attention_dp=attention_dp)
     # pc is a pure function of m (engine/physics/params.py): the model's identity is enough
     return _STEPS.kept((m, k, fabric.intra, fabric.inter, policy),
-                       (precision, kv_precision, tp, pp, spans_nodes, min(tp, gpus_per_node)),
+                       (precision, kv_precision, tp, pp, spans_nodes, min(tp, gpus_per_node),
+                        attention_dp),
                        build)
 
 
@@ -81,8 +84,8 @@ class _Load:
     The bytes depend on the model, the formats and the context, not on the GPU: they are
     counted once per request (:data:`_BYTES`) and every GPU an answer weighs reuses them."""
 
-    __slots__ = ("bandwidth", "kv_one", "kv_per_seq", "m", "mem", "reserve", "weights",
-                 "weights_floor")
+    __slots__ = ("bandwidth", "kv_one", "kv_per_seq", "m", "mem", "reserve", "routed",
+                 "weights", "weights_floor")
 
     def __init__(self, demand: _Load | None, m: ModelSpec, pc: ParamCount, k: Kernels,
                  policy: Policy, precision: Precision, kv_precision: KVPrecision,
@@ -94,10 +97,14 @@ class _Load:
             self.reserve = policy.runtime_reserve_gb_per_gpu * GB
             #: the fewest weight bytes a decode step reads (one token's experts)
             self.weights_floor = weights_read_bytes(m, pc, precision, policy, 1.0)
+            #: the routed experts' bytes (the only weights attention DP does not replicate)
+            self.routed = routed_expert_params(m, pc) * body_bytes_per_param(
+                split_precision(m, precision)[1], policy) if m.is_moe else 0.0
             self.kv_per_seq: dict[int, float] = {}
         else:
             self.kv_one, self.weights = demand.kv_one, demand.weights
             self.reserve, self.weights_floor = demand.reserve, demand.weights_floor
+            self.routed = demand.routed
             self.kv_per_seq = demand.kv_per_seq
         self.mem = k.gpu.memory_bytes
         self.bandwidth = k.gpu.mem_bw_gbs * 1e9  # the datasheet: no kernel streams faster
@@ -129,10 +136,33 @@ def _load(m: ModelSpec, pc: ParamCount, k: Kernels, policy: Policy, precision: P
     return _LOADS.kept((m, policy, k.gpu), numbers, on_gpu)
 
 
+#: (tp, pp, dp, attention DP) of one serving layout.
+Layout = tuple[int, int, int, bool]
+
+
+def serving_layouts(m: ModelSpec, policy: Policy, nodes: int,
+                    gpus_per_node: int) -> list[Layout]:
+    """Every serving layout of ``nodes`` nodes: the TP x PP x DP layouts
+    (engine/physics/parallel.py), and for an MoE model, when the policy weighs it, each of
+    them whose TP group can hold the experts whole (expert parallelism over the group) once
+    more with attention data parallelism over the group: the way TensorRT-LLM runs MoE models
+    at maximum throughput (engine/data/policy.toml ``moe_attention_dp``)."""
+    base = inference_layouts(m, nodes, gpus_per_node)
+    out: list[Layout] = [(tp, pp, dp, False) for tp, pp, dp in base]
+    if m.is_moe and policy.moe_attention_dp:
+        out += [(tp, pp, dp, True) for tp, pp, dp in base
+                if tp > 1 and expert_parallel(m, policy, tp) == tp]
+    return out
+
+
 def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPrecision,
            concurrency: int, shape: Shape, nodes: int, gpus_per_node: int,
-           layouts: list[tuple[int, int, int]]) -> list[InferencePlan]:
-    """The memory fit of each (tp, pp, dp) layout at the load (untimed plans)."""
+           layouts: list[Layout]) -> list[InferencePlan]:
+    """The memory fit of each (tp, pp, dp, attention DP) layout at the load (untimed plans).
+
+    Under attention DP each GPU of a TP group holds every weight but the routed experts
+    whole, and the group's copy of the weights counts those once per GPU; each GPU keeps the
+    KV cache of its own requests, all heads (no TP split, so no head replicated either)."""
     mem, w, reserve = load.mem, load.weights, load.reserve
     max_share = policy.max_weights_share + 1e-12
     usable = mem - reserve
@@ -140,13 +170,14 @@ def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPr
     answer = shape.osl - 1.0
     gpus = nodes * gpus_per_node
     out = []
-    for tp, pp, dp in layouts:
+    for tp, pp, dp, adp in layouts:
         inst_gpus = tp * pp
         per_inst = math.ceil(concurrency / dp)
-        per_seq = load.kv(tp)
+        per_seq = load.kv(1 if adp else tp)
         kv_inst = per_seq * per_inst
-        weights_share = w / (inst_gpus * mem)
-        room = inst_gpus * usable - w
+        held = tp * (w - load.routed) + load.routed if adp else w
+        weights_share = held / (inst_gpus * mem)
+        room = inst_gpus * usable - held
         # Every decode step reads at least the weights and the cache at no more than the
         # datasheet bandwidth, and an answer takes osl steps: a ceiling on what timing finds
         # (a heuristic one: engine/physics/search.py says where it is not, and how it is used).
@@ -155,32 +186,34 @@ def _plans(load: _Load, policy: Policy, precision: Precision, kv_precision: KVPr
         busy = math.ceil(concurrency / per_inst)
         out.append(InferencePlan(
             precision, kv_precision, nodes, gpus_per_node, tp, pp, dp, concurrency,
-            shape.context, w, kv_inst * dp, reserve * gpus, mem * gpus, weights_share,
-            weights_share <= max_share, (w + kv_inst) / inst_gpus + reserve <= mem,
+            shape.context, held, kv_inst * dp, reserve * gpus, mem * gpus, weights_share,
+            weights_share <= max_share, (held + kv_inst) / inst_gpus + reserve <= mem,
             dp * max(0, math.floor(room / per_seq)) if per_seq > 0 else 0, None, busy,
             shape.isl,
-            busy * per_inst * answer / (shape.osl * floor_s) if floor_s > 0 else math.inf))
+            busy * per_inst * answer / (shape.osl * floor_s) if floor_s > 0 else math.inf,
+            attention_dp=adp))
     return out
 
 
 def _step_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
-             precision: Precision, kv_precision: KVPrecision, tp: int, pp: int,
-             gpus_per_node: int) -> StepModel:
-    return step_model(m, pc, k, fabric, policy, precision=precision,
-                      kv_precision=kv_precision, tp=tp, pp=pp,
-                      spans_nodes=tp * pp > gpus_per_node, gpus_per_node=gpus_per_node)
+             p: InferencePlan) -> StepModel:
+    return step_model(m, pc, k, fabric, policy, precision=p.precision,
+                      kv_precision=p.kv_precision, tp=p.tp, pp=p.pp,
+                      spans_nodes=p.tp * p.pp > p.gpus_per_node,
+                      gpus_per_node=p.gpus_per_node, attention_dp=p.attention_dp)
 
 
 def plan_inference(
     m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy, *,
     precision: Precision, kv_precision: KVPrecision, concurrency: int, shape: Shape,
     nodes: int, gpus_per_node: int, tp: int, pp: int, dp: int, timed: bool = True,
+    attention_dp: bool = False,
 ) -> InferencePlan:
     """Memory fit of one layout at the requested load, and its serving figures if it fits
     (with ``timed=False``, the memory fit only: :func:`time_plan` fills them in later)."""
     load = _load(m, pc, k, policy, precision, kv_precision, shape)
     p = _plans(load, policy, precision, kv_precision, concurrency, shape, nodes,
-               gpus_per_node, [(tp, pp, dp)])[0]
+               gpus_per_node, [(tp, pp, dp, attention_dp)])[0]
     return time_plan(m, pc, k, fabric, policy, p, shape) if timed else p
 
 
@@ -188,8 +221,7 @@ def time_plan(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: 
               p: InferencePlan, shape: Shape) -> InferencePlan:
     """Fill in a fitting plan's serving figures (a search leaves some untimed); returns it."""
     if p.serving is None and p.fits:
-        p.serving = serve(_step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision,
-                                   p.tp, p.pp, p.gpus_per_node),
+        p.serving = serve(_step_of(m, pc, k, fabric, policy, p),
                           policy, p.per_copy, shape.isl, shape.osl, shape.cached)
     return p
 
@@ -202,8 +234,7 @@ def ceiling_of(m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy:
     c = p.caps
     if c is not None and (c.ttft_s is not None or not ttft):
         return c
-    step = _step_of(m, pc, k, fabric, policy, p.precision, p.kv_precision, p.tp, p.pp,
-                    p.gpus_per_node)
+    step = _step_of(m, pc, k, fabric, policy, p)
     c = p.caps = ceiling(step, policy, p.per_copy, shape.isl, shape.osl, ttft=ttft,
                          cached=shape.cached)
     p.ceiling = c.tokens_per_s * p.busy
@@ -218,7 +249,7 @@ def fit_layouts(
     """Every layout of ``nodes`` nodes at the load, memory only (no kernel timed)."""
     load = _load(m, pc, k, policy, precision, kv_precision, shape)
     return _plans(load, policy, precision, kv_precision, concurrency, shape, nodes,
-                  gpus_per_node, inference_layouts(m, nodes, gpus_per_node))
+                  gpus_per_node, serving_layouts(m, policy, nodes, gpus_per_node))
 
 
 def best_inference(

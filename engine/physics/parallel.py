@@ -28,13 +28,18 @@ def _divisors(n: int) -> tuple[int, ...]:
     return tuple(sorted({*small, *(n // d for d in small)}))
 
 
-def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True) -> str:
+def notation(tp: int, pp: int, dp: int, *, show_tp1: bool = True,
+             attention_dp: bool = False) -> str:
     """A layout as engineers write it: 'TP=4 x PP=2 x DP=2' (the same in every language).
 
     Inference always names its TP ('TP=1'); training leaves a TP of 1 out ('DP=8') and writes
-    a single GPU as '1 GPU' (see engine/decision/terms.py for the words around it).
+    a single GPU as '1 GPU' (see engine/decision/terms.py for the words around it). A group
+    whose GPUs each run the attention on their own requests with the experts spread over
+    them (attention data parallelism with expert parallelism) is written as TensorRT-LLM's
+    documentation writes it: 'DEP=8'.
     """
-    parts = [f"TP={tp}"] if tp > 1 or show_tp1 else []
+    head = f"DEP={tp}" if attention_dp else f"TP={tp}"
+    parts = [head] if tp > 1 or show_tp1 or attention_dp else []
     if pp > 1:
         parts.append(f"PP={pp}")
     if dp > 1:

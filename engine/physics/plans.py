@@ -84,6 +84,10 @@ class InferencePlan:
     ceiling: float = math.inf
     #: one copy's ceilings behind it (None until worked out)
     caps: Ceiling | None = None
+    #: the group's GPUs each run the attention (and every other layer but the routed
+    #: experts) whole on their own requests, the experts spread over them
+    #: (engine/physics/step.py, "attention data parallelism")
+    attention_dp: bool = False
 
     @property
     def fits(self) -> bool:
@@ -101,7 +105,7 @@ class InferencePlan:
 
     @property
     def label(self) -> str:
-        return notation(self.tp, self.pp, self.dp)
+        return notation(self.tp, self.pp, self.dp, attention_dp=self.attention_dp)
 
     @property
     def tokens_per_s(self) -> float:

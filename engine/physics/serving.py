@@ -134,7 +134,7 @@ def _steps(policy: Policy, b: int, k: int, chunks: float,
     return n_mix, total - n_mix, max(1.0, n_mix - policy.tpot_drain_steps)
 
 
-def _with_host(policy: Policy, gpu_s: float, seqs: int, pp: int) -> float:
+def _with_host(policy: Policy, gpu_s: float, seqs: int, step: StepModel) -> float:
     """A step's time with the serving runtime's own work for its ``seqs`` sequences
     (scheduling, sampling, preparing each sequence's inputs: ``step_us_per_sequence``), and
     on a pipeline of ``pp`` stages the scheduling of each extra micro-batch
@@ -149,9 +149,12 @@ def _with_host(policy: Policy, gpu_s: float, seqs: int, pp: int) -> float:
     scheduling over every request of the copy and relaying the sampled tokens from rank to
     rank on the host, without the overlap of host and GPU a single-stage copy has
     (TensorRT-LLM's PyExecutor pipeline loop; docs/calibration.md, "Deep pipelines"): a
-    step of ``pp`` micro-batches pays it ``pp`` times where a single stage pays it once."""
-    per_seq = policy.step_us_per_sequence + policy.pipeline_us_per_sequence * (pp - 1)
-    return gpu_s + per_seq * 1e-6 * seqs
+    step of ``pp`` micro-batches pays it ``pp`` times where a single stage pays it once.
+    Under attention data parallelism each of the group's ``ranks`` GPUs runs its own
+    scheduler over its own requests, side by side: the step waits for the busiest, a
+    ``ranks``-th of the sequences (TensorRT-LLM's executor per attention-DP rank)."""
+    per_seq = policy.step_us_per_sequence + policy.pipeline_us_per_sequence * (step.pp - 1)
+    return gpu_s + per_seq * 1e-6 * math.ceil(seqs / step.ranks)
 
 
 def _queue(policy: Policy, b: int, k: int) -> float:
@@ -185,10 +188,10 @@ def ceiling(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     """
     b = in_flight(policy, batch)
     osl = max(2.0, osl)
-    k, c = prefill_plan(policy, b, isl, step.pp)
+    k, c = prefill_plan(policy, b, isl, step.pp * step.ranks)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
-    t_gen = _with_host(policy, step.decode(float(b), cached + isl + osl / 2.0), b, step.pp)
-    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b, step.pp)
+    t_gen = _with_host(policy, step.decode(float(b), cached + isl + osl / 2.0), b, step)
+    t_mix = _with_host(policy, step.mixed_floor(isl, float(b - k), float(k), c), b, step)
     cycle = n_mix * t_mix + n_gen * t_gen
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
     gen_first = float(b - k) if c > 1.0 and b > k else 0.0
@@ -213,12 +216,12 @@ def _serve(step: StepModel, policy: Policy, batch: int, isl: float, osl: float,
     # half the answer (the new tokens' attention to the cached history in their prefill is
     # left out: a turn of ~70 tokens over an 8k history is ~2 % of a decode step's reads)
     kv_len = cached + isl + osl / 2.0
-    k, c = prefill_plan(policy, b, isl, step.pp)
-    t_gen = _with_host(policy, step.decode(float(b), kv_len), b, step.pp)
-    t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k, step.pp)
+    k, c = prefill_plan(policy, b, isl, step.pp * step.ranks)
+    t_gen = _with_host(policy, step.decode(float(b), kv_len), b, step)
+    t_ctx = _with_host(policy, step.prefill(isl, float(k), c), k, step)
     n_mix, n_gen, n_tpot = _steps(policy, b, k, c, osl)
     t_mix = t_ctx if b <= k else \
-        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k), c), b, step.pp)
+        _with_host(policy, step.mixed(isl, float(b - k), kv_len, float(k), c), b, step)
     tpot = (n_tpot * t_mix + n_gen * t_gen) / (n_tpot + n_gen)
     # a first token waits for its prompt's steps: one prefill step whole, or ``c`` steps
     # chunked, which carry the decodes of the others (the point of chunking)

@@ -12,7 +12,10 @@ head runs once per step in BF16. Pipeline stages pass activations point to point
 pipelined step runs as micro-batches, up to one per stage, at the pace of the heaviest
 (:meth:`StepModel.mixed`: a prompt is never split between them; a prompt longer than the
 step's token budget is split across steps instead, a chunk a step, each attending to the
-chunks before it).
+chunks before it). Under attention data parallelism (an MoE layout, 'DEP') each GPU of
+the group runs every layer but the routed experts whole on its own requests, the experts
+see every GPU's tokens, and each MoE layer all-gathers them and reduce-scatters the sums in
+place of the TP all-reduces.
 
 Every quantity that depends only on the model and the layout is computed once when the
 :class:`StepModel` is built (it is kept per layout, engine/physics/inference.py; its
@@ -36,7 +39,7 @@ from engine.physics.memory import body_bytes_per_param, expert_touch_share
 from engine.physics.params import ParamCount, layer_split
 from engine.result import KVPrecision, Precision
 
-__all__ = ["Geometry", "StepModel", "clear_geometry", "expert_parallel"]
+__all__ = ["Geometry", "StepModel", "clear_geometry", "expert_parallel", "hot_rank"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,8 @@ class Geometry:
     expert_flops: float  # per token per expert, on the GPUs that hold it
     expert_width: float
     ep: int  # GPUs the routed experts are spread over, whole (1: each split by TP)
+    ranks: int  # GPUs that each run the attention on their own requests (attention DP), or 1
+    hot: float  # the busiest GPU's routed tokens over the mean (1 but under attention DP)
     head_bytes: float  # the output head, BF16, once per step
     head_flops: float
     head_size: float
@@ -92,16 +97,36 @@ def expert_parallel(m: ModelSpec, policy: Policy, tp: int) -> int:
     return tp
 
 
+def hot_rank(policy: Policy, ep: int) -> float:
+    """The busiest GPU's routed tokens over the mean, in an attention-DP group of ``ep``.
+
+    Measured once (``moe_ep_hot_rank`` at ``moe_ep_hot_rank_gpus`` GPUs, engine/data/
+    policy.toml); the excess over the mean is taken to grow with the log of the group, as
+    the largest of ``ep`` draws does, so two GPUs (whose busiest can never route more than
+    twice the mean) see a fifth of what 32 do. Applied where it was measured, attention
+    DP with expert parallelism (each GPU routes its own requests' tokens); expert
+    parallelism inside a TP group keeps balanced routing, as aiconfigurator prices it."""
+    if ep <= 1:
+        return 1.0
+    excess = policy.moe_ep_hot_rank - 1.0
+    return 1.0 + excess * math.log(ep) / math.log(policy.moe_ep_hot_rank_gpus)
+
+
 def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision,
-              expert_precision: Precision, tp: int, pp: int) -> Geometry:
-    """The :class:`Geometry` of one layout (kept)."""
-    key = (id(m), id(policy), precision, expert_precision, tp, pp)
+              expert_precision: Precision, tp: int, pp: int, attention_dp: bool) -> Geometry:
+    """The :class:`Geometry` of one layout (kept). Under attention data parallelism every
+    GPU of the group holds everything but the routed experts whole (no TP split), and the
+    routed experts are spread over the group whole."""
+    key = (id(m), id(policy), precision, expert_precision, tp, pp, attention_dp)
     hit = _GEOMETRY.get(key)
     if hit is not None and hit[0] is m and hit[1] is policy:
         return hit[2]
     dense_n, moe_n = layer_split(m)
     L = m.layers
     h = m.hidden
+    ranks = tp if attention_dp else 1
+    ep = tp if attention_dp else expert_parallel(m, policy, tp)
+    tp = tp // ranks  # the TP split of everything but the routed experts
     # -- dense GEMM weights per GPU per layer kind (parameters) --
     attn_p = pc.attention / L / tp
     mlp_p = pc.mlp_dense / dense_n / tp if dense_n else 0.0
@@ -114,8 +139,7 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
         per_expert = 0
         shared_p = router_p = 0.0
     b = body_bytes_per_param(precision, policy)
-    ep = expert_parallel(m, policy, tp)
-    moe_tp = tp // ep  # the TP split left inside each expert
+    moe_tp = max(1, tp // ep)  # the TP split left inside each expert
     attn_gemms = 4 if m.mla is not None else 2
     if m.mla is not None:
         elems = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim  # one latent, replicated
@@ -133,7 +157,8 @@ def _geometry(m: ModelSpec, pc: ParamCount, policy: Policy, precision: Precision
         size_moe=math.sqrt(max(1.0, (attn_p + shared_p) / 4.0)),
         expert_bytes=per_expert / moe_tp * body_bytes_per_param(expert_precision, policy),
         expert_flops=2.0 * per_expert / moe_tp,
-        expert_width=(m.moe_ffn or 1) / moe_tp, ep=ep,
+        expert_width=(m.moe_ffn or 1) / moe_tp, ep=ep, ranks=ranks,
+        hot=hot_rank(policy, ep) if attention_dp else 1.0,
         head_bytes=m.vocab * h / tp * 2.0, head_flops=2.0 * m.vocab * h / tp,
         head_size=math.sqrt(m.vocab * h / tp),
         q_heads=m.heads / tp, attn_dim=attn_dim, units_per_seq=elems / 256.0,
@@ -151,15 +176,18 @@ class StepModel:
 
     __slots__ = ("_decode", "_ew_bw", "_ew_fixed", "_ew_ops", "_ewc_t", "_gemm_t", "_in_node",
                  "_mixed", "_pattn", "attn", "fabric", "gemm", "geo", "head", "kernels", "m",
-                 "moe_kernel", "pp", "served", "spans", "tp", "tp_per_node")
+                 "moe_kernel", "pp", "ranks", "served", "spans", "tp", "tp_per_node")
 
     def __init__(self, m: ModelSpec, pc: ParamCount, k: Kernels, fabric: Fabric, policy: Policy,
                  *, precision: Precision, expert_precision: Precision,
                  kv_precision: KVPrecision, tp: int, pp: int, spans_nodes: bool,
-                 gpus_per_node: int) -> None:
+                 gpus_per_node: int, attention_dp: bool = False) -> None:
         #: the layout's geometry, shared with every GPU
-        self.geo = _geometry(m, pc, policy, precision, expert_precision, tp, pp)
+        self.geo = _geometry(m, pc, policy, precision, expert_precision, tp, pp, attention_dp)
         self.m, self.tp, self.pp = m, tp, pp
+        #: GPUs of the group that each run their own requests (attention DP), else 1: each
+        #: has its own scheduler, token budget and host work (engine/physics/serving.py)
+        self.ranks = self.geo.ranks
         self.tp_per_node = min(tp, gpus_per_node)
         self.spans = spans_nodes
         self.fabric = fabric
@@ -169,8 +197,8 @@ class StepModel:
         self._in_node = self.tp_per_node >= tp
         # the element-wise rule of the kernels (engine/physics/kernels.py)
         self._ew_ops, self._ew_fixed, self._ew_bw = k.elementwise_rule
-        self._gemm_t: dict[float, float] = {}
-        self._ewc_t: dict[float, tuple[float, float]] = {}
+        self._gemm_t: dict[tuple[float, float], float] = {}
+        self._ewc_t: dict[tuple[float, float], tuple[float, float]] = {}
         self._pattn: dict[float, float] = {}
         self._decode: dict[tuple[float, float], float] = {}
         #: serving figures by load, kept by engine/physics/serving.py
@@ -182,26 +210,29 @@ class StepModel:
     # module docstring term by term (dense GEMMs, routed experts, attention, element-wise
     # ops, all-reduces), so a step is the same number however the pieces are cached.
 
-    def _gemms(self, t: float) -> float:
-        """The dense GEMMs and the routed experts of one layer over ``t`` tokens."""
-        hit = self._gemm_t.get(t)
+    def _gemms(self, t: float, local: float) -> float:
+        """The dense GEMMs and the routed experts of one layer over ``t`` tokens, ``local``
+        of them on the busiest GPU's own requests (``t`` but under attention DP, where each
+        GPU runs the dense GEMMs whole on its own tokens and the experts see every GPU's)."""
+        key = (t, local)
+        hit = self._gemm_t.get(key)
         if hit is not None:
             return hit
         g, geo = self.gemm, self.geo
-        fixed, stream = g.fixed(t), g.stream(t)
+        fixed, stream = g.fixed(local), g.stream(local)
         mfu, peak = g.mfu, g.peak
-        tm = t if t >= 1.0 else 1.0
+        tm = local if local >= 1.0 else 1.0
         total = 0.0
         if geo.dense_frac:
             mem = geo.g_dense * fixed + geo.w_dense / stream
-            comp = geo.flops_dense * t / (mfu(tm, geo.size_dense) * peak)
+            comp = geo.flops_dense * local / (mfu(tm, geo.size_dense) * peak)
             total += geo.dense_frac * (mem if mem >= comp else comp)
         if geo.moe_frac:
             mem = geo.g_moe * fixed + geo.w_moe / stream
-            comp = geo.flops_moe_dense * t / (mfu(tm, geo.size_moe) * peak)
+            comp = geo.flops_moe_dense * local / (mfu(tm, geo.size_moe) * peak)
             total += geo.moe_frac * (mem if mem >= comp else comp)
             total = total + self._experts(t)
-        self._gemm_t[t] = total
+        self._gemm_t[key] = total
         return total
 
     def _experts(self, tokens: float) -> float:
@@ -214,36 +245,49 @@ class StepModel:
         the tokens routed to them at the expert's whole width: on average ``1 / ep`` of the
         touched experts and of the routed tokens, but a step that touches any expert makes
         some GPU read at least one whole (a lone decode token's expert lives on one GPU),
-        and the group waits for that GPU."""
+        and the group waits for that GPU. Routing is not even: the busiest GPU receives
+        ``geo.hot`` times the mean of the routed tokens (policy ``moe_ep_hot_rank``), and
+        touches and computes accordingly."""
         if self.moe_kernel is None:
             return 0.0
         m, k, geo = self.m, self.moe_kernel, self.geo
-        everywhere = m.experts * expert_touch_share(m, tokens)
+        hot = tokens * geo.hot
+        everywhere = m.experts * expert_touch_share(m, hot)
         touched = everywhere / geo.ep
         if touched < 1.0:
             touched = min(1.0, everywhere)
-        tpe = tokens * m.experts_active / m.experts
-        flops = geo.expert_flops * tokens * m.experts_active / geo.ep
+        tpe = hot * m.experts_active / m.experts
+        flops = geo.expert_flops * hot * m.experts_active / geo.ep
         mem = k.fixed + touched * geo.expert_bytes / k.bandwidth
         comp = flops / (k.mfu(self.geo.expert_width, tpe if tpe >= 1e-3 else 1e-3) * k.peak)
         return self.geo.moe_frac * (mem if mem >= comp else comp)
 
-    def _ew_comm(self, t: float) -> tuple[float, float]:
-        """(element-wise ops, the two TP all-reduces) of one layer over ``t`` tokens."""
-        hit = self._ewc_t.get(t)
+    def _ew_comm(self, t: float, local: float) -> tuple[float, float]:
+        """(element-wise ops, the layer's collectives) of one layer over ``t`` tokens,
+        ``local`` on the busiest GPU: the two TP all-reduces, or under attention DP the MoE
+        layer's all-gather of every GPU's tokens before the experts and reduce-scatter of
+        their sums after (TensorRT-LLM's attention-DP MoE; each GPU's share padded to the
+        busiest's), on the link's measured NCCL curves."""
+        key = (t, local)
+        hit = self._ewc_t.get(key)
         if hit is not None:
             return hit
+        ew = self._ew_ops * (self._ew_fixed + local * self.geo.act_bytes * 2.0 / self._ew_bw)
         nbytes = t * self.geo.act_bytes
-        ew = self._ew_ops * (self._ew_fixed + nbytes * 2.0 / self._ew_bw)
         comm = 0.0
-        if self.tp > 1:
+        if self.ranks > 1:
+            gathered = self.ranks * local * self.geo.act_bytes
+            comm = self.geo.moe_frac * (
+                self.fabric.inside("all_gather", "nccl", gathered, self.tp)
+                + self.fabric.inside("reduce_scatter", "nccl", gathered, self.tp))
+        elif self.tp > 1:
             if self._in_node:
                 comm = 2.0 * self.fabric.inside("all_reduce", "trtllm_custom", nbytes, self.tp)
             else:
                 comm = 2.0 * allreduce_s(nbytes, self.tp, self.fabric, per_node=self.tp_per_node,
                                          impl="trtllm_custom")
         out = (ew, comm)
-        self._ewc_t[t] = out
+        self._ewc_t[key] = out
         return out
 
     def _decode_attn(self, seqs: float, kv_len: float) -> float:
@@ -299,9 +343,10 @@ class StepModel:
         pp = float(self.pp)
         mb = max(1.0, min(pp, batch))  # micro-batches in flight
         tm = batch / mb
-        ew, comm = self._ew_comm(tm)
-        layer = self._gemms(tm) + self._decode_attn(tm, kv_len) + ew + comm
-        stage = self.geo.layers * layer + self._head(tm) + self._p2p(tm)
+        local = tm / self.ranks
+        ew, comm = self._ew_comm(tm, local)
+        layer = self._gemms(tm, local) + self._decode_attn(local, kv_len) + ew + comm
+        stage = self.geo.layers * layer + self._head(local) + self._p2p(local)
         t = max(mb, pp) * stage
         if len(self._decode) < 4096:
             self._decode[key] = t
@@ -324,27 +369,34 @@ class StepModel:
         return hit
 
     def _micro(self, prompt: float, gen: float, prompts: float,
-               chunks: float) -> tuple[float, float, float]:
-        """(micro-batches, tokens and prompts of the heaviest) of a step on this layout.
+               chunks: float) -> tuple[float, float, float, float]:
+        """(micro-batches, tokens of the heaviest, tokens and prompts of its busiest GPU)
+        of a step on this layout.
 
         A pipelined layout splits a step's requests into micro-batches, up to one per
         stage, as it does a decode step; a prompt (or a prompt's chunk) is not split
         between them, so the heaviest micro-batch carries ``ceil(prompts / mb)`` of them
         and its share of the decode tokens, and the pipeline moves at its pace (every
-        micro-batch crosses every stage before its next step)."""
+        micro-batch crosses every stage before its next step). Under attention DP the
+        micro-batch's prompts are spread the same way over the group's GPUs, each with its
+        share of the decodes, and the group waits for the busiest at every MoE layer."""
         mb = max(1.0, min(float(self.pp), prompts + gen))
         heavy = float(math.ceil(prompts / mb - 1e-9)) if prompts else 0.0
-        return mb, heavy * prompt / chunks + gen / mb, heavy
+        tokens = heavy * prompt / chunks + gen / mb
+        if self.ranks == 1:
+            return mb, tokens, tokens, heavy
+        mine = float(math.ceil(heavy / self.ranks - 1e-9)) if heavy else 0.0
+        return mb, tokens, mine * prompt / chunks + gen / (mb * self.ranks), mine
 
     def _mixed_step(self, prompt: float, gen: float, kv_len: float, prompts: float,
                     chunks: float) -> float:
         """``max(mb, pp)`` stage times of the heaviest micro-batch (:meth:`_micro`)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
-        seqs = gen / mb
-        ew, comm = self._ew_comm(tokens)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
+        mb, tokens, local, heavy = self._micro(prompt, gen, prompts, chunks)
+        seqs = gen / (mb * self.ranks)
+        ew, comm = self._ew_comm(tokens, local)
+        layer = (self._gemms(tokens, local) + heavy * self._prefill_attn(prompt) / chunks
                  + self._decode_attn(seqs, kv_len) + ew + comm)
-        stage = self.geo.layers * layer + self._head(heavy + seqs) + self._p2p(tokens)
+        stage = self.geo.layers * layer + self._head(heavy + seqs) + self._p2p(local)
         return max(mb, float(self.pp)) * stage
 
     def mixed_floor(self, prompt: float, gen: float, prompts: float = 1.0,
@@ -352,9 +404,9 @@ class StepModel:
         """A lower bound on :meth:`mixed` (and, with ``gen`` = 0, on :meth:`prefill`): the
         step's GEMMs, prefill attention and all-reduces, without its decode attention,
         element-wise ops, head and sends (each >= 0, so the sum can only be smaller)."""
-        mb, tokens, heavy = self._micro(prompt, gen, prompts, chunks)
-        layer = (self._gemms(tokens) + heavy * self._prefill_attn(prompt) / chunks
-                 + self._ew_comm(tokens)[1])
+        mb, tokens, local, heavy = self._micro(prompt, gen, prompts, chunks)
+        layer = (self._gemms(tokens, local) + heavy * self._prefill_attn(prompt) / chunks
+                 + self._ew_comm(tokens, local)[1])
         return max(mb, float(self.pp)) * (self.geo.layers * layer)
 
     def prefill(self, prompt: float, prompts: float = 1.0, chunks: float = 1.0) -> float:

@@ -12,7 +12,7 @@ import pytest
 from engine import SizingRequest, recommend
 from engine.catalog import catalog
 from engine.decision.facts import build_facts
-from engine.physics.inference import step_model
+from engine.physics.inference import Shape, plan_inference, serving_layouts, step_model
 from engine.physics.serving import serve
 from engine.result import Recommendation
 
@@ -260,3 +260,47 @@ def test_a_lone_stream_of_a_few_expert_moe_waits_for_the_gpu_that_holds_its_expe
     ep, split = _experts_both_ways("mixtral-8x7b", "h100-sxm", "fp8", 8)
     assert ep.decode(1.0, 4096.0) > 1.2 * split.decode(1.0, 4096.0)
     assert ep.decode(256.0, 4096.0) == pytest.approx(split.decode(256.0, 4096.0), rel=0.02)
+
+
+def _on_8(model: str, gpu: str, precision: str, concurrency: int, attention_dp: bool):  # type: ignore[no-untyped-def]
+    """One 8-GPU group of ``model`` at ``concurrency`` requests of 1k + 1k tokens, the group
+    tensor-parallel or in attention DP with the experts spread over it."""
+    f = build_facts(SizingRequest(model=model, gpu=gpu), CAT)
+    return plan_inference(f.model, f.params, f.kernels, f.fabric, f.policy,
+                          precision=precision, kv_precision="fp8",  # type: ignore[arg-type]
+                          concurrency=concurrency, shape=Shape(context=2048, isl=1024, osl=1024),
+                          nodes=1, gpus_per_node=8, tp=8, pp=1, dp=1, attention_dp=attention_dp)
+
+
+def test_attention_dp_holds_more_mla_requests_and_serves_a_full_load_faster() -> None:
+    """DeepSeek-V3 on 8 H200: under TP every GPU keeps the whole MLA latent of every request;
+    in attention DP each keeps only its own requests' (TensorRT-LLM's DEP runs), so the node
+    holds several times the requests and a full load is served faster, while one user alone
+    is faster in TP (each GPU reads an eighth of the attention and dense weights)."""
+    tp1, dep1 = (_on_8("deepseek-v3", "h200", "fp8", 1, a) for a in (False, True))
+    assert dep1.label == "DEP=8" and tp1.label == "TP=8"
+    assert dep1.max_concurrency > 4 * tp1.max_concurrency
+    assert tp1.per_user_tokens_per_s > 1.2 * dep1.per_user_tokens_per_s
+    full = tp1.max_concurrency
+    tp, dep = (_on_8("deepseek-v3", "h200", "fp8", full, a) for a in (False, True))
+    assert dep.tokens_per_s > 1.3 * tp.tokens_per_s
+
+
+def test_attention_dp_is_weighed_for_moe_models_only() -> None:
+    """Every MoE model whose experts divide by a TP group gets that group in attention DP
+    among its layouts; a dense model never does."""
+    dense, moe = (build_facts(SizingRequest(model=m, gpu="h100-sxm"), CAT)
+                  for m in ("llama-3.1-70b", "qwen3-235b-a22b"))
+    assert not any(adp for *_, adp in serving_layouts(dense.model, dense.policy, 1, 8))
+    deps = {tp for tp, _, _, adp in serving_layouts(moe.model, moe.policy, 1, 8) if adp}
+    assert deps == {2, 4, 8}
+
+
+def test_an_answer_in_attention_dp_says_so_in_its_layout() -> None:
+    """DeepSeek-V3 for 256 users on RTX PRO 6000 is served in attention DP: the answer's
+    layout carries the flag (its JSON too), where a dense model's layout stays tp, pp, dp."""
+    moe = rec(model="deepseek-v3", concurrency=256)
+    assert moe.layout.attention_dp
+    assert moe.model_dump(mode="json")["layout"]["attention_dp"] is True
+    dense = rec(model="llama-3.1-70b", concurrency=256)
+    assert set(dense.model_dump(mode="json")["layout"]) == {"tp", "pp", "dp"}
