@@ -129,7 +129,7 @@ def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
         ("nodes", msg("console.value.nodes", nodes=rec.nodes, gpus=rec.gpus_per_node,
                       gpu=rec.gpu_name)),
         ("layout", msg("console.value.layout", precision=msg(f"precision.{rec.precision}"),
-                       tp=layout.tp, pp=layout.pp, dp=layout.dp)),
+                       layout=layout.written)),
         ("replicas", msg("console.value.count", n=rec.replicas) if rec.replicas else None),
         ("interconnect", _link(rec.interconnect)),
         ("weights", msg("console.value.weights", gb=n.weights_gb, share=n.weights_share or 0)

@@ -55,7 +55,7 @@ def render_recommendation(rec: Recommendation, lang: Lang) -> str:
         (say(msg("cli.hardware")),
          say(msg("cli.hardware_value", nodes=rec.nodes, hardware=hardware))),
         (say(msg("cli.precision")), say(terms.precision(rec.precision))),
-        (say(msg("cli.layout")), f"TP={lay.tp} PP={lay.pp} DP={lay.dp}"),
+        (say(msg("cli.layout")), lay.written),
     ]
     pic = rec.numbers.memory
     if pic is not None:

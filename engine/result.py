@@ -91,6 +91,14 @@ class Layout(_Out):
     dp: int = Field(ge=1)
     attention_dp: bool = False
 
+    @property
+    def written(self) -> str:
+        """The layout as engineers write it ('TP=4 x PP=2', 'DEP=8'), the same in every
+        language."""
+        from engine.physics.parallel import notation
+
+        return notation(self.tp, self.pp, self.dp, attention_dp=self.attention_dp)
+
     @model_serializer(mode="wrap")
     def _flag_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)

@@ -174,7 +174,8 @@ def _recommendation(rec: Recommendation) -> Section:
         msg("brief.config.hardware", nodes=rec.nodes, gpus=rec.gpus_per_node, gpu=rec.gpu_name),
         msg("brief.config.precision", precision=precision_words(rec.precision),
             kv=precision_words(rec.kv_precision)),
-        msg("brief.config.layout", tp=lay.tp, pp=lay.pp, dp=lay.dp),
+        msg("brief.config.layout_dep" if lay.attention_dp else "brief.config.layout",
+            tp=lay.tp, pp=lay.pp, dp=lay.dp),
         msg("brief.config.model", model=rec.model.name, params=rec.model.params_b * 1e9,
             active=rec.model.active_params_b * 1e9, workload=workload_words(rec.workload)),
     ]

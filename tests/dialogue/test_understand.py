@@ -116,8 +116,9 @@ def test_deadline(said: str, days: float) -> None:
 
 
 @pytest.mark.parametrize(("said", "value"), [
-    ("yes", True), ("y", True), ("ok", True), ("sure", True), ("Yes, INT4 is fine", True), ("Yes, 4-bit weights are fine", True),
-    ("oui", True), ("d'accord", True), ("Oui, l'INT4 convient", True), ("Oui, les poids 4 bits conviennent", True),
+    ("yes", True), ("y", True), ("ok", True), ("sure", True), ("Yes, INT4 is fine", True),
+    ("Yes, 4-bit weights are fine", True), ("oui", True), ("d'accord", True),
+    ("Oui, l'INT4 convient", True), ("Oui, les poids 4 bits conviennent", True),
     ("no", False), ("nope", False), ("No, keep FP8", False), ("not ok", False), ("non", False),
     ("avoid int4", False), ("we'd prefer to avoid INT4 because of quality concerns", False),
     ("int4 pas acceptable", False), ("sans int4", False), ("Non, garder le FP8", False),

@@ -55,7 +55,7 @@ def config_line(rec: Recommendation, w: Words) -> str:
     parts = [w.md(msg("slack.config.hardware", nodes=rec.nodes, gpus=rec.gpus_per_node,
                       gpu=rec.gpu_name)),
              w.md(named(PRECISION_WORDS, rec.precision)),
-             w.md(msg("slack.config.layout", tp=lay.tp, pp=lay.pp, dp=lay.dp))]
+             w.md(msg("slack.config.layout", layout=lay.written))]
     if rec.replicas:
         parts.append(w.md(msg("slack.config.replicas", n=rec.replicas)))
     if rec.interconnect:
