@@ -250,6 +250,14 @@ def saved_charts(reply: Reply) -> list[str]:
     return [f"  {say(msg('console.charts.written'), lang)}", *(f"    {p}" for p in paths)]
 
 
+def typed_action(reply: Reply) -> list[str]:
+    """A card action typed at the console: the charts are written as the menu's are; the
+    quote form and the brief are Slack's, and the brief is also a command here."""
+    if reply.action == "charts":
+        return saved_charts(reply)
+    return [f"  {say(msg(f'console.action_elsewhere.{reply.action}'), reply.language)}"]
+
+
 # -- the loop ------------------------------------------------------------------------------------
 
 
@@ -304,6 +312,8 @@ def _converse(dialogue: Dialogue, opening: str, feed: Iterator[str], out: TextIO
             out.write("> ")
             continue
         seen, reply = reply, dialogue.handle(KEY, "change gpu" if value == COMPARE else value)
+        if reply.action is not None and reply.recommendation is not None:
+            out.write("\n".join(typed_action(reply)) + "\n")
         show(reply, out, seen=seen)
         menu = offered(reply)
     if reply.state not in ("done", "cancelled", "missing", "expired"):

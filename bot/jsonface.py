@@ -19,7 +19,9 @@ understood without scraping prose. Each object has exactly these keys:
   the question or the headline), lines joined by newlines;
 * ``choices``: ``[{"value", "label"}]``, the buttons (``value`` is what to type for each);
 * ``recommendation``: the engine's JSON (``python -m engine recommend --json``: each message
-  with its ``text`` in the conversation's language), or null.
+  with its ``text`` in the conversation's language), or null;
+* ``action``, only when a card action was typed that a face makes ('show the charts': ``charts``,
+  ``quote``, ``export``): nothing in the sizing changed.
 
 The first line is the opening (unless the arguments give it); a number picks a choice and
 an empty line takes the default, as in the console (``bot/console.py``, whose input reading
@@ -63,6 +65,7 @@ def view(reply: Reply) -> dict[str, Any]:
                                      catalog())
                            if reply.recommendation is not None and reply.state == "done"
                            else None),
+        **({"action": reply.action} if reply.action is not None else {}),
     }
 
 

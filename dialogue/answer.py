@@ -80,7 +80,12 @@ def put(conv: Conversation, slot: SlotName, answers: Mapping[str, AnswerValue], 
 
 def keep(conv: Conversation, found: Found, notice: str) -> Step:
     """Put what a sentence gave into the answers, and say it: said, then assumed; what needs
-    a confirmation becomes its question's proposal."""
+    a confirmation becomes its question's proposal; what means nothing without an answer
+    nobody gave (a documents' length, no documents) is not kept, and said so."""
+    moot = {k: v for k, v in found.answers.items()
+            if any(n not in found.answers and n not in conv.answers for n in KEYS[k].needs)}
+    for k in moot:
+        del found.answers[k]
     for key in KEY_ORDER:
         if key in found.answers:
             conv.put(key, found.answers[key], "assumed" if key in found.inferred else "said")
@@ -105,6 +110,10 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
     if assumed:
         notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
                                                         answers=assumed)))
+    if moot:
+        notices.append(Notice(kind="ignored", text=msg(
+            "dialogue.notice.not_used", answers=[pair(k, v) for k, v in moot.items()],
+            needs=[KEYS[n].label for k in moot for n in KEYS[k].needs])))
     return Step(notices=tuple(notices), fetch=found.fetch if "model" not in found.answers
                 else None)
 

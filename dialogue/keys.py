@@ -93,6 +93,9 @@ class Key:
     show: Callable[[AnswerValue], Message]
     request: Callable[[AnswerValue, Answers], dict[str, Any]] | None = None  # None: as named
     shown: bool = True  # on the summary (the stored config.json is shown by the model's line)
+    #: the answers without which it means nothing (a documents' length, without documents
+    #: to process): said alone, it is not kept, and the reply says why
+    needs: tuple[str, ...] = ()
     #: the key the same words mean on a batch job's card ('by tomorrow' is the job's
     #: deadline, '3000 tokens' its documents' length), unless its question's other keys are
     #: said beside it ('1k prompts, 300-token answers' stay lengths)
@@ -115,7 +118,8 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("concurrency", "concurrency", _shown("dialogue.show.count", "n")),
     Key("requests_per_s", "concurrency", _shown("dialogue.show.per_second", "rate")),
     Key("documents", "concurrency", _shown("dialogue.show.documents", "n")),
-    Key("document_tokens", "concurrency", _shown("dialogue.show.tokens_each", "n")),
+    Key("document_tokens", "concurrency", _shown("dialogue.show.tokens_each", "n"),
+        needs=("documents",)),
     Key("batch_days", "concurrency", _shown("dialogue.show.days", "days")),
     Key("context", "context", _context, batch="document_tokens"),
     Key("prompt_tokens", "context", _shown("dialogue.show.length", "n")),

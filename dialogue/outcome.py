@@ -15,7 +15,7 @@ from typing import Final
 
 from dialogue.conversation import Conversation
 from dialogue.flow import Plan
-from dialogue.reply import Choice, Notice
+from dialogue.reply import CardAction, Choice, Notice
 from engine.wording import Message
 
 
@@ -38,6 +38,7 @@ class Step:
     changed: bool = False
     plan: Plan | None = None
     finished: bool = False
+    action: CardAction | None = None  # a card action the face performs (the charts, ...)
 
     def __add__(self, later: Step) -> Step:
         if later is NOTHING or later.empty:  # most parts of a turn add nothing: no new step
@@ -53,6 +54,7 @@ class Step:
             changed=self.changed or later.changed,
             plan=later.plan if later.plan is not None else self.plan,
             finished=self.finished or later.finished,
+            action=later.action if later.action is not None else self.action,
         )
 
     @property
@@ -60,7 +62,7 @@ class Step:
         """Nothing done: nothing to tell, to fetch, or to move."""
         return not (self.notices or self.answered or self.changed or self.finished) and (
             self.error is None and self.choices is None and self.fetch is None
-            and self.plan is None)
+            and self.plan is None and self.action is None)
 
 
 #: What a part of a turn that did nothing returns.
@@ -84,17 +86,20 @@ class Outcome:
     plan: Plan | None = None
     finished: bool = False  # the result was reached by this turn (it is audited)
     fetch: str | None = None  # a Hugging Face id whose config.json the service must fetch
+    action: CardAction | None = None  # a card action typed, for the face to perform
 
     @classmethod
     def of(cls, conv: Conversation, step: Step) -> Outcome:
         """The turn's outcome: the conversation after it, and the steps it took."""
         return cls(conv, changed=step.changed, notices=list(step.notices), error=step.error,
                    choices=None if step.choices is None else list(step.choices),
-                   plan=step.plan, finished=step.finished, fetch=step.fetch)
+                   plan=step.plan, finished=step.finished, fetch=step.fetch,
+                   action=step.action)
 
     @property
     def step(self) -> Step:
         """What the turn did, to go on from (the service's fetch)."""
         return Step(notices=tuple(self.notices), error=self.error, choices=None
                     if self.choices is None else tuple(self.choices), fetch=self.fetch,
-                    changed=self.changed, plan=self.plan, finished=self.finished)
+                    changed=self.changed, plan=self.plan, finished=self.finished,
+                    action=self.action)

@@ -128,7 +128,7 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
     return _reply(conv, kind="result", text=rec.headline, help=msg("dialogue.help.result"),
                   notices=notices, steps=list(rec.questions), error=out.error,
                   nav=_result_nav(conv, names, whole[1] if whole else None),
-                  recommendation=rec)
+                  recommendation=rec, action=out.action)
 
 
 def _all_at_once(conv: Conversation) -> tuple[Notice, Nav] | None:

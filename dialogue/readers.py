@@ -303,10 +303,18 @@ def read_deadline(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
 
 
 def one(key: str, read: Callable[[str], AnswerValue | Proposal]) -> Reader:
-    """A reader of one key by a function of the text alone (or the proposal it makes)."""
+    """A reader of one key by a function of the text alone (or the proposal it makes); a
+    sentence that says it among other words ('we have InfiniBand NDR between the nodes',
+    'les nœuds sont reliés en ethernet 100G') is read as an opening reads it."""
     @_refusing
     def reader(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
-        value = read(t)
+        try:
+            value = read(t)
+        except ParseError:
+            got = _phrases(t, a, lang, today, (key,))
+            if isinstance(got, Reading) and key in got.answers and key not in got.inferred:
+                return got  # said, not inferred ('100 users' is no workload said)
+            raise
         return value if isinstance(value, Proposal) else Reading({key: value})
     return reader
 

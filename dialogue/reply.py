@@ -31,6 +31,10 @@ NavKind = Literal["back", "help", "change", "restart", "cancel"]
 #: change), it is the engine's default, or the person confirmed what the bot proposed.
 Source = Literal["said", "assumed", "default", "confirmed"]
 NoticeKind = Literal["understood", "ignored", "assumed", "step", "tradeoff", "info", "warning"]
+#: What the card offers besides changing an answer, typed or clicked: the math and a GPU to
+#: compare are the dialogue's; the charts, the quote form and the brief are a face's to make
+#: (a reply carries the one a person typed as ``action``).
+CardAction = Literal["math", "compare", "charts", "quote", "export", "change"]
 
 
 class _Data(BaseModel):
@@ -93,3 +97,6 @@ class Reply(_Data):
         default_factory=dict, description="the source of each key of ``request``"
     )
     recommendation: Recommendation | None = None
+    action: CardAction | None = Field(
+        default=None, description="a card action typed that the face performs (the charts, "
+        "the quote form, the brief): nothing in the sizing changed")

@@ -33,7 +33,7 @@ from dialogue.keys import KEYS, for_batch
 from dialogue.machine import CANCELLED, DONE, Turn, fire
 from dialogue.outcome import Outcome, Step, tell
 from dialogue.readings import Reading
-from dialogue.reply import Notice
+from dialogue.reply import CardAction, Notice
 from dialogue.slots import (
     ALIASES,
     ORDER,
@@ -46,7 +46,7 @@ from dialogue.slots import (
     serving,
     valid,
 )
-from dialogue.understand import commands, config, language, negation
+from dialogue.understand import actions, commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
 from dialogue.understand.tidy import tidy
@@ -189,9 +189,10 @@ def _at_result(text: str, turn: Turn, today: date | None) -> Step:
     workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
     asked."""
     conv = turn.conv
-    if negation.asks_math(text) or negation.asks_why(text):
-        return _explain(turn, math=negation.asks_math(text))
-    found = Found() if negation.asks_about(text) else extract(
+    action = actions.card_action(text)
+    if action == "math" or (action is None and negation.asks_why(text)):
+        return _explain(turn, math=action == "math")
+    found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
     if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
@@ -219,9 +220,27 @@ def _at_result(text: str, turn: Turn, today: date | None) -> Step:
         return _moved(turn, tell(Notice(kind="understood", text=msg(
             "dialogue.notice.changed", answers=[pair(k, v) for k, v in said.items()
                                                 if KEYS[k].shown]))))
+    if slots:  # 'what about 4-bit?' on a card 4-bit would not change: said why, nothing moves
+        stuck = next(s for s in slots if s not in can)
+        return _change(Command("change", stuck, raw=stuck), turn, today)
+    if action is not None:
+        return _act(action, turn, today)
     if negation.is_question(text):  # 'why 2 nodes?': the help of the result
         return tell(Notice(kind="info", text=msg("dialogue.help.done", names=_words(can))))
     return Step(error=msg("dialogue.error.done"))
+
+
+def _act(action: CardAction, turn: Turn, today: date | None) -> Step:
+    """A card action typed: another GPU to compare opens the GPU question (its choices
+    are the GPUs to compare with); 'change an answer' says which may change; the charts,
+    the quote form and the brief are the face's to make (nothing in the sizing changes)."""
+    if action == "compare":
+        gpu = next(s for s in SLOTS.values() if s.offered)
+        return _change(Command("change", gpu.name, raw=gpu.name), turn, today)
+    if action == "change":
+        return tell(Notice(kind="info", text=msg(
+            "dialogue.help.done", names=_words(changeable(_plan(turn.conv))))))
+    return Step(action=action)
 
 
 def _explain(turn: Turn, *, math: bool) -> Step:
@@ -330,9 +349,10 @@ def _change(cmd: Command, turn: Turn, today: date | None) -> Step:
     if instead is not None:  # a batch job's deadline: its load
         cmd = Command("change", instead, raw=cmd.raw, value=cmd.value)
     moot = SLOTS[cmd.slot].moot if cmd.slot is not None else None
-    if cmd.slot is None:
+    if cmd.slot is None:  # 'change an answer' names none: which, then
+        named = cmd.raw and actions.card_action(f"change {cmd.raw}") != "change"
         return Step(error=msg("dialogue.error.change_what", text=cmd.raw, names=can)
-                    if cmd.raw else msg("dialogue.error.change_which", names=can))
+                    if named else msg("dialogue.error.change_which", names=can))
     if cmd.slot not in names_ and moot is not None and SLOTS[cmd.slot].applies(conv.answers):
         return Step(error=msg(moot, names=can))
     if cmd.slot not in names_:

@@ -92,9 +92,21 @@ OVER_A_PERIOD = Recogniser("people_over_a_period", ("users_total",), re.compile(
 
 #: A share at once said alone, of people counted before ('half of them are online at the
 #: same time', 'et si 30 % sont connectés en même temps ?', 'un tiers connectés en même temps')
+#: ('only about 10% are on it at the same time': a few words may stand before the time)
 _SHARE_ALONE = re.compile(
-    rf"(?:^|\s){SHARE}(?:\s+(?:{terms('of_them')}|{terms('of_people')}))?"
-    rf"(?:\s+{terms('are')})?\s+{ACTIVE}")
+    rf"(?:^|\s)(?:{terms('share_joiners')}\s+)*(?:{terms('about')}\s+)?{SHARE}"
+    rf"(?:\s+(?:{terms('of_them')}|{terms('of_people')}))?"
+    rf"(?:\s+{terms('are')})?(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}(?:\s+{ACTIVE})?")
+
+
+def share_apart(rest: str) -> tuple[float, str] | None:
+    """A share of people at once said apart from the headcount it divides ('200 people, 8k
+    context, 10% concurrent'): the share, and the sentence without it."""
+    m = _SHARE_ALONE.search(rest)
+    share = share_alone(m.group(0)) if m is not None else None
+    if m is None or share is None:
+        return None
+    return share, rest[: m.start()] + " | " + rest[m.end():]
 
 
 def share_alone(folded: str) -> float | None:

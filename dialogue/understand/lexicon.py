@@ -66,7 +66,6 @@ class _Asking(BaseModel):
     about: list[str]
     suggestions: list[str]
     why: list[str]
-    math: list[str]
 
 
 class _Negation(BaseModel):
@@ -112,6 +111,9 @@ class Lexicon(BaseModel):
     asking: _Asking
     glued: _Glued
     slips: _Slips
+    #: a card's actions typed ('show the math'), by action, and the words around them that
+    #: change nothing ('please')
+    actions: dict[str, list[str]] = {}
     noise: _Noise
     negation: _Negation
     fields: _Fields
@@ -167,7 +169,8 @@ class Compiled:
     apart: re.Pattern[str]  # a count and its scale typed apart
     suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
     why: re.Pattern[str]  # a folded sentence that asks why the card is so
-    math: frozenset[str]  # a folded message that asks for the math
+    actions: dict[str, frozenset[str]]  # action -> the folded phrases that ask for it
+    polite: frozenset[str]  # the words around an action's phrase that change nothing
 
 
 def key(said: str) -> str:
@@ -215,7 +218,9 @@ def compiled() -> Compiled:
                     frozenset(known), min(b.slips.shortest for b in books), apart,
                     _leads({w for b in books for w in b.asking.suggestions}),
                     _leads({w for b in books for w in b.asking.why}),
-                    frozenset(w for b in books for w in b.asking.math))
+                    {a: frozenset(fold(p) for b in books for p in b.actions.get(a, ()))
+                     for a in {a for b in books for a in b.actions} - {"polite"}},
+                    frozenset(fold(p) for b in books for p in b.actions.get("polite", ())))
 
 
 def _deletions(word: str) -> list[str]:

@@ -239,6 +239,14 @@ def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
     return out
 
 
+def _document_length(m: re.Match[str], ctx: Context) -> Reading | None:
+    if ctx.training:
+        return None  # an item's length in a training set (dataset.py reads it)
+    each = number(group(m, "n") or group(m, "m"), Kind.CONTEXT)
+    return {"document_tokens": int(each)} if each is not None and each == int(
+        each) and 1 <= each <= 10_000_000 else None
+
+
 def batch_days(text: str, ctx: Context) -> float | None:
     """The deadline of a batch job in days: 'by friday', 'within 3 days', 'in 12 hours'."""
     m = BATCH_WHEN.search(text)
@@ -327,6 +335,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
               " out ")),
     Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
+        cues=ITEM_CUES),
+    # the documents' length said on its own ('the documents are more like 3000 tokens',
+    # '3000 tokens per document', 'les documents font plutôt 3000 tokens'): a batch's
+    Recogniser("document_length", ("document_tokens",), re.compile(
+        rf"\b{ITEMS}\s+(?:{terms('length_verbs')}\s+)?(?:{terms('about')}\s+)?{N}\s*{TOK}\b"
+        rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"), _document_length,
         cues=ITEM_CUES),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"

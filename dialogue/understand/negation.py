@@ -79,11 +79,6 @@ def asks_why(text: str) -> bool:
     return compiled().why.match(fold(text)) is not None
 
 
-def asks_math(text: str) -> bool:
-    """'show the math', 'montre le calcul': the card's math asked for, typed."""
-    return fold(text).strip(" ?!.") in compiled().math
-
-
 def suggests(folded: str) -> bool:
     """A sentence that proposes an answer, phrased as a question ('what about 128 users?',
     'what if we only have 25GbE', 'et si 64 ?'): the lexicon's leads."""

@@ -25,7 +25,18 @@ from datetime import date
 from dialogue.conversation import Proposal, SlotName
 from dialogue.errors import ParseError
 from dialogue.readings import Fetch, Refusal
-from dialogue.understand import custom, dataset, dates, fields, gpus, load, models, names, numbers
+from dialogue.understand import (
+    audience,
+    custom,
+    dataset,
+    dates,
+    fields,
+    gpus,
+    load,
+    models,
+    names,
+    numbers,
+)
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
@@ -174,7 +185,7 @@ ORDER: tuple[str, ...] = (
     "examples", "training_items", "size_on_disk",
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
-    "prompt_and_answer", "prompt", "answer", "documents",
+    "prompt_and_answer", "prompt", "answer", "documents", "document_length",
     "share_of_people", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
@@ -225,6 +236,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
         if all(k in found.answers for k in rec.keys) or not rec.may(rest, ctx):
             continue
         rest = _recognise(rec, rest, ctx, found)
+    rest = _share_apart(rest, found)
     rest = _batch(rest, ctx, found)
     rest = _each(rest, found)
     rest = _by_date(rest, ctx, found)
@@ -327,6 +339,19 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
 
 #: one thing's length said apart from its count ('50k emails a day, 500 tokens each')
 _EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+{terms('apiece')}\b")
+
+
+def _share_apart(rest: str, found: Found) -> str:
+    """A headcount taken whole ('200 people') and its share at once said apart from it
+    ('..., 8k context, 10% concurrent'): that share of them, as said."""
+    people = found.answers.get("users_total")
+    if not isinstance(people, int) or found.answers.get("concurrency") != people:
+        return rest
+    apart = audience.share_apart(rest)
+    if apart is None:
+        return rest
+    found.answers["concurrency"] = load.at_once(people, apart[0])
+    return apart[1]
 
 
 def _each(rest: str, found: Found) -> str:

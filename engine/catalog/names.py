@@ -226,7 +226,8 @@ def _near_word(word: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
         return ()
     out = []
     for v in vocabulary:
-        if v == word or len(v) < 3 or abs(len(v) - len(word)) > 2 or v[0] != word[0]:
+        # a word of three letters is a typo of too many others ('more' is no 'moe')
+        if v == word or len(v) < 4 or abs(len(v) - len(word)) > 2 or v[0] != word[0]:
             continue
         sm = difflib.SequenceMatcher(None, word, v)
         if sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75:

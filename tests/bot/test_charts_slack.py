@@ -24,10 +24,12 @@ from tests.bot.harness import (
     BotServer,
     is_card,
     said,
+    until,
     wait_version_change,
 )
 from tests.bot.threads import click_element, finished_card
 from tests.fakeslack import FakeSlack
+from tests.slackreq import event_envelope, message_event
 
 COMPLETE = "files.completeUploadExternal"
 
@@ -219,3 +221,31 @@ def test_a_new_card_version_gets_its_own_charts(bot: BotServer, fake: FakeSlack)
     names = [f["filename"] for f in _pngs(fake, SALES)]
     assert len(names) == 4 and len(set(names)) == 4  # the version is in the names
     assert _notes(fake, REP)[0] == said("slack.out_of_date")
+
+
+def test_the_charts_typed_under_the_card_are_uploaded_once_as_the_button_does(
+    bot: BotServer, fake: FakeSlack
+) -> None:
+    root, _, _ = finished_card(bot, fake)
+    envelope = event_envelope(message_event(user=REP, channel=SALES, thread_ts=root,
+                                            text="show the charts please"),
+                              event_id="EvTypedCharts1")
+    status, _ = bot.client.post_event(envelope)
+    assert status == 200
+    fake.wait_for(COMPLETE, 1, timeout=30)
+    bot.client.post_event(envelope, retry=1)
+    fake.quiet(0.8)
+    assert len(fake.calls(COMPLETE)) == 1  # Slack's redelivery uploads nothing again
+    files = _pngs(fake, SALES)
+    assert len(files) == 2 and all(f["thread_ts"] == root for f in files)
+
+
+def test_a_quote_typed_under_the_card_says_where_the_form_opens(
+    bot: BotServer, fake: FakeSlack
+) -> None:
+    root, _, _ = finished_card(bot, fake)
+    status, _ = bot.client.post_event(event_envelope(message_event(
+        user=REP, channel=SALES, thread_ts=root, text="can we get a quote?")))
+    assert status == 200
+    until(lambda: said("slack.quote_typed") in _notes(fake, REP), what="the note")
+    assert fake.calls("views.open") == []

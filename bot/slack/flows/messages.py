@@ -27,7 +27,7 @@ from bot.slack import written
 from bot.slack.cards.notes import help_message
 from bot.slack.cards.words import Words
 from bot.slack.errors import SlackRefused
-from bot.slack.flows import files
+from bot.slack.flows import files, typed
 from bot.slack.flows.answer import answer
 from bot.slack.flows.commands import which
 from bot.slack.flows.face import Audience, Face, conversation_lang, finished
@@ -68,8 +68,11 @@ def _apply(face: Face, t: Turn, key: ConversationKey, d: MessageDelivery,
     """Answer the sizing at ``key`` with what ``d`` says: the file ``chosen`` (read as a pasted
     config.json is), else its typed text (``bot/slack/flows/files.py``)."""
     said = files.said(face, t, d, chosen, aud)
-    if said is not None:
-        answer(face, t, key, said.text, aud, delivery_id=d.id, typed=True, file=said.file)
+    if said is None:
+        return
+    reply = answer(face, t, key, said.text, aud, delivery_id=d.id, typed=True, file=said.file)
+    if reply is not None and reply.action is not None:  # 'show the charts', typed
+        typed.run(face, t, key, d, reply, replace(aud, lang=reply.language))
 
 
 def dm(face: Face, t: Turn, d: MessageDelivery) -> None:

@@ -1,0 +1,39 @@
+"""A card's actions typed instead of clicked: 'show the math please', 'compare with another
+GPU', 'tu peux détailler le calcul ?', 'send me the brief'.
+
+The words are the lexicon's ``[actions]`` (dialogue/data/lexicon.*.toml); how a message is
+read as one is here. A message asks for an action when, folded and without punctuation, it
+holds one of the action's phrases as whole words (the longest phrase of any action wins)
+and everything else it says is a polite word around it or the lexicon's noise: never a
+figure, never another word, which would make it an answer ('compare with H100' changes the
+GPU) or a question the dialogue reads otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from dialogue.reply import CardAction
+from dialogue.understand.lexicon import compiled
+from dialogue.understand.noise import NOISE
+from dialogue.understand.text import words
+
+ACTIONS: tuple[CardAction, ...] = get_args(CardAction)
+
+
+def card_action(text: str) -> CardAction | None:
+    """The card action ``text`` asks for, or None."""
+    lex = compiled()
+    said = f" {words(text)} "
+    if any(ch.isdigit() for ch in said):
+        return None
+    best: tuple[CardAction, str] | None = None
+    for action in ACTIONS:
+        for phrase in lex.actions.get(action, ()):
+            if f" {phrase} " in said and (best is None or len(phrase) > len(best[1])):
+                best = (action, phrase)
+    if best is None:
+        return None
+    rest = said.replace(f" {best[1]} ", " ", 1).split()
+    polite = {w for p in lex.polite for w in p.split()}
+    return best[0] if all(w in polite or NOISE.fullmatch(w) for w in rest) else None
