@@ -11,10 +11,12 @@ refused by name, never read as its absolute value.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from dialogue.errors import ParseError
 from dialogue.understand.lexicon import alternation, numbered, terms
 from dialogue.understand.text import fold, shown, words
+from engine.catalog import catalog
 from engine.units import Kind, Lang, quantity
 from engine.wording import Message, msg
 
@@ -57,9 +59,10 @@ def spelled(text: str) -> str:
     if not tokens or (tokens in (["a"], ["un"], ["une"]) and not m["rest"]):
         return text
     total = 0
-    for w in tokens:
-        if w in _JOINERS:
-            continue
+    for i, w in enumerate(tokens):
+        if w in _JOINERS or (w in ("a", "un", "une") and i + 1 < len(tokens)
+                             and tokens[i + 1] not in _HUNDRED):
+            continue  # 'à trente' is 30: an article counts one only before a scale
         if w in _HUNDRED:
             total = max(total, 1) * 100
         elif w in ("vingt", "vingts") and total % 100 == 4:  # quatre-vingt(s) = 80
@@ -113,8 +116,25 @@ def approximate(folded: str) -> str:
 
     def peak(m: re.Match[str]) -> str:
         a, b = _scaled(m["a"], m["sa"] or m["sb"]), _scaled(m["b"], m["sb"])
+        before = m.string[:m.start()].split()
+        if before and not m["sa"] and (before[-1], m["a"]) in _name_ends():
+            return m.group(0)  # 'mistral small 3 to 30 users': the 3 ends the model's name
         return f"{m['b']}{m['sb']}" if a < b else m.group(0)
     return _RANGE.sub(peak, _ABOUT_RE.sub(about, folded))
+
+
+@cache
+def _name_ends() -> frozenset[tuple[str, str]]:
+    """The catalog's model names that end in a bare number, as (the word before, the
+    number): ('small', '3') of 'Mistral Small 3', ('phi', '4'); such a number is the name's,
+    never the low end of a range said after it."""
+    out: set[tuple[str, str]] = set()
+    for m in catalog().models.values():
+        for name in (m.name, *m.aliases):
+            said = re.split(r"[\s-]+", fold(name))
+            if len(said) >= 2 and said[-1].isdigit() and not said[-2].isdigit():
+                out.add((said[-2], said[-1]))
+    return frozenset(out)
 
 
 def digits_in(folded: str) -> str:

@@ -38,7 +38,7 @@ from dialogue.understand import (
     numbers,
 )
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
-from dialogue.understand.lexicon import terms
+from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, negated
 from dialogue.understand.noise import NOISE, PUNCT
@@ -117,8 +117,7 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?:\s+{terms('at_most_after')})?)"),  # not '8 hours a day',
         # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
-        cues=("day", "week", "month", "year", "hour", "hr", "jour", "semaine", "mois", "an",
-              "heure")),
+        cues=tuple(entries("duration_units"))),
     Recogniser("int4_refused", ("int4",), _rx(
         rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
         rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
