@@ -17,10 +17,10 @@ from dialogue.conversation import Conversation, SlotName
 from dialogue.flow import ALWAYS, EngineFailed, Plan, request
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
+from dialogue.navigation import changeable
 from dialogue.outcome import Outcome
 from dialogue.reply import AnswerView, Choice, Nav, Notice, Reply, Source
 from dialogue.slots import ORDER, SLOTS, assumed, current_default, holds, question, valid
-from dialogue.turn import changeable
 from dialogue.understand.load import at_once
 from engine.result import Recommendation
 from engine.wording import Message, msg

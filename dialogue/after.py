@@ -1,0 +1,120 @@
+"""What a text does after the card: a change said as a sentence ('in fact 40 users', 'et sur
+H100 ?'), a question about the card ('why 2 nodes?'), or one of its actions typed ('show
+the math', 'compare with another GPU', 'send me the brief').
+
+Answers typed without 'change' change those answers as 'change' would, and the card
+follows; a new model or workload is read as its 'change' (the questions it brings are
+asked); an answer the card cannot change is said why; the math and the reason come from the
+engine's own answer; the charts, the quote form and the brief are the face's to make.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from dialogue import answer as reading
+from dialogue import readers
+from dialogue.answer import pair
+from dialogue.conversation import AnswerValue, Conversation, SlotName
+from dialogue.flow import EngineFailed
+from dialogue.keys import KEYS, for_batch
+from dialogue.machine import Turn, fire
+from dialogue.navigation import change, changeable, moved, plan_of, stay, words
+from dialogue.outcome import Step, tell
+from dialogue.readings import Reading
+from dialogue.reply import CardAction, Notice
+from dialogue.slots import ORDER, SLOTS, is_training, serving
+from dialogue.understand import actions, negation
+from dialogue.understand.commands import Command
+from dialogue.understand.opening import Found, extract
+from engine.wording import msg
+
+
+def at_result(text: str, turn: Turn, today: date | None) -> Step:
+    """After the card, answers typed without 'change' ('in fact 40 users', 'what about 32k
+    and 128 users?', 'et sur H100 ?') change those answers, as 'change' would, and the card
+    follows; a question of no answer ('why 2 nodes?') is the result's help. A new model or
+    workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
+    asked."""
+    conv = turn.conv
+    action = actions.card_action(text)
+    if action == "math" or (action is None and negation.asks_why(text)):
+        return _explain(turn, math=action == "math")
+    found = Found() if negation.asks_about(text) or action is not None else extract(
+        text, conv.language, today=today, training=is_training(conv.answers))
+    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
+        said = dict(readers.share_of_people(text, conv.answers) or {})
+    if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'
+        said = for_batch(said)
+    can = changeable(plan_of(conv))
+    slots = list(dict.fromkeys(KEYS[k].slot for k in said))
+    first = next((s for s in ORDER if SLOTS[s].shapes and (s in slots or s in found.unsure)),
+                 None)
+    unsure = next((s for s in found.unsure if s in can), None)
+    if first is not None:  # 'and for llama 3.1 8b?': asked as its 'change'
+        return change(Command("change", first, raw=first, value=text), turn, today)
+    if unsure is not None:  # 'what about 30 tok/s?': per user or in total, asked there
+        fire("change", turn, unsure)
+        return reading.propose(conv, unsure, found.unsure[unsure]) + stay(turn)
+    if found.refusals:  # 'what about 500000 users?': said why, nothing changes
+        return reading.refuse(found.refusals[0])
+    if slots and all(s in can for s in slots):
+        for slot in slots:
+            fire("change", turn, slot)
+            got = _completed(slot, text, {k: v for k, v in said.items()
+                                          if KEYS[k].slot == slot}, conv, today)
+            reading.put(conv, slot, got.answers, "said", got.inferred)
+        return moved(turn, tell(Notice(kind="understood", text=msg(
+            "dialogue.notice.changed", answers=[pair(k, v) for k, v in said.items()
+                                                if KEYS[k].shown]))))
+    if slots:  # 'what about 4-bit?' on a card 4-bit would not change: said why, nothing moves
+        stuck = next(s for s in slots if s not in can)
+        return change(Command("change", stuck, raw=stuck), turn, today)
+    if action is not None:
+        return _act(action, turn, today)
+    if negation.is_question(text):  # 'why 2 nodes?': the help of the result
+        return tell(Notice(kind="info", text=msg("dialogue.help.done", names=words(can))))
+    return Step(error=msg("dialogue.error.done"))
+
+
+def _act(action: CardAction, turn: Turn, today: date | None) -> Step:
+    """A card action typed: another GPU to compare opens the GPU question (its choices
+    are the GPUs to compare with); 'change an answer' says which may change; the charts,
+    the quote form and the brief are the face's to make (nothing in the sizing changes)."""
+    if action == "compare":
+        gpu = next(s for s in SLOTS.values() if s.offered)
+        return change(Command("change", gpu.name, raw=gpu.name), turn, today)
+    if action == "change":
+        return tell(Notice(kind="info", text=msg(
+            "dialogue.help.done", names=words(changeable(plan_of(turn.conv))))))
+    return Step(action=action)
+
+
+def _explain(turn: Turn, *, math: bool) -> Step:
+    """'why 2 nodes?': the step that decided the card, with its question, its answer and the
+    numbers behind it (the engine's own evidence); 'show the math': the card's math. Nothing
+    changes."""
+    try:
+        rec = plan_of(turn.conv).recommendation()
+    except EngineFailed as exc:
+        return Step(error=msg("dialogue.error.engine", why=exc.message))
+    if math:
+        return tell(Notice(kind="info", text=msg("dialogue.notice.math")),
+                    *(Notice(kind="info", text=m) for m in rec.math))
+    closing = next((q for q in rec.questions if q.step == rec.step), rec.questions[-1])
+    return tell(Notice(kind="info", text=msg(
+        "dialogue.notice.why", step=closing.step, question=closing.question,
+        answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
+
+
+def _completed(slot: SlotName, text: str, said: dict[str, AnswerValue], conv: Conversation,
+               today: date | None) -> Reading:
+    """A new value for one part of an answer keeps the parts that still apply: '2 epochs'
+    keeps the examples and their length, '20M documents' the batch's deadline and document
+    length. The question's own reader completes it from what was kept, as it does at the
+    question; when it reads something else, what the sentence said stands alone."""
+    got = SLOTS[slot].read(text, conv.answers, conv.language, today)
+    if isinstance(got, Reading) and all(got.answers.get(k) == v for k, v in said.items()):
+        return got
+    return Reading(said)
