@@ -69,6 +69,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
     step = Step(changed=True)
     if config.looks_like(opening):
         return Outcome.of(work, step + _pasted_model(work, opening))
+    typed = opening  # its language is the words as typed ('ctx' is no English word)
     opening = tidy(opening) or opening
     if len(opening) > MAX_OPENING_CHARS:
         opening = opening[:MAX_OPENING_CHARS]
@@ -79,7 +80,7 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
         work.language, work.language_source = asked[0], "chosen"
         opening = asked[1]
     else:
-        _detect(work, opening)
+        _detect(work, typed)
     if opening.strip():
         found = extract(opening, work.language, today=today)
         step += reading.keep(work, found, "dialogue.notice.understood")
@@ -135,6 +136,7 @@ def _detect(conv: Conversation, text: str) -> bool:
 def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     """Apply a typed answer, a button value (the same path) or a command to a copy."""
     work = conv.fork()
+    typed = text  # its language is the words as typed ('ctx' is no English word)
     if not clicked(work, text) and not config.looks_like(text):
         text = tidy(text) or text  # a button's value is read as it is; markup alone, as typed
     cmd = command(text)
@@ -151,7 +153,7 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     if pasted and work.state != "model" and cmd is None:
         cmd = Command("change", "model", raw="model", value=text)  # a config.json: the model
     # a button's value is English whatever the language: only typed words say one
-    detected = not clicked(work, text) and not pasted and _detect(work, text)
+    detected = not clicked(work, text) and not pasted and _detect(work, typed)
     turn = Turn(work)
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
         step = Step(error=msg("dialogue.error.cancelled"))

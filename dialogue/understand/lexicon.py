@@ -66,6 +66,8 @@ class _Asking(BaseModel):
     about: list[str]
     suggestions: list[str]
     why: list[str]
+    #: words a question may open with before what it asks ('ok but why ...')
+    fillers: list[str] = []
 
 
 class _Negation(BaseModel):
@@ -217,7 +219,8 @@ def compiled() -> Compiled:
                     glued_after, {k: frozenset(v) for k, v in slips.items()},
                     frozenset(known), min(b.slips.shortest for b in books), apart,
                     _leads({w for b in books for w in b.asking.suggestions}),
-                    _leads({w for b in books for w in b.asking.why}),
+                    _leads({w for b in books for w in b.asking.why},
+                           {w for b in books for w in b.asking.fillers}),
                     {a: frozenset(fold(p) for b in books for p in b.actions.get(a, ()))
                      for a in {a for b in books for a in b.actions} - {"polite"}},
                     frozenset(fold(p) for b in books for p in b.actions.get("polite", ())))
@@ -258,10 +261,13 @@ def _swaps(word: str) -> list[str]:
     return [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
 
 
-def _leads(words: set[str]) -> re.Pattern[str]:
-    """Folded sentences that open with one of ``words``."""
+def _leads(words: set[str], fillers: set[str] = frozenset()) -> re.Pattern[str]:
+    """Folded sentences that open with one of ``words``, maybe after ``fillers`` ('ok but
+    why ...')."""
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"^(?:{alternatives})\b")
+    lead = "|".join(re.escape(w) for w in sorted(fillers, key=len, reverse=True))
+    before = rf"(?:(?:{lead})[\s,]+)*" if lead else ""
+    return re.compile(rf"^{before}(?:{alternatives})\b")
 
 
 def alternatives(pick: Callable[[Lexicon], list[str]]) -> str:

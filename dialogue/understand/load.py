@@ -34,6 +34,7 @@ from dialogue.understand.patterns import (
     N2,
     N3,
     QUALIFIED,
+    QUALIFIER,
     ROLES,
     TOK,
     N,
@@ -329,9 +330,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("answer", ("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
         rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
-        rf"|{terms('output_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
-        rf"{N2}\s*{TOK}?"), _length("output_tokens"),
+        rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
+        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
+              "summar", "resume", "synthes",
               " out ")),
     Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
@@ -344,7 +346,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=ITEM_CUES),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
-        rf"(?:{HEADS}|{terms('headcount_people')})"
+        rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"
         rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')}))?)\b"
         rf"{NOT_AT_ONCE}"), _headcount,
         cues=_HEAD_CUES, adds=_headcounts),

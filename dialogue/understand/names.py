@@ -185,7 +185,8 @@ def weights_format_at(folded: str, start: int, end: int) -> bool:
 
 # -- the link between nodes ------------------------------------------------------------------
 
-_UNSURE = re.compile(terms("unsure"))
+_UNSURE = re.compile(rf"(?:{terms('unsure_fillers')}\s+)*{terms('unsure')}"
+                     rf"(?:\s+{terms('unsure_fillers')})*")
 
 
 def unsure(said: str) -> bool:

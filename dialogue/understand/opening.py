@@ -109,7 +109,7 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
         rf"{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
-        cues=("token", "jeton")),
+        cues=("tok", "jeton")),
     Recogniser("deadline", ("deadline_days",), _rx(
         rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}\s*{terms('duration_units')}\b"
         rf"(?!\s+{terms('every')}\s+{terms('period_unit')}\b"

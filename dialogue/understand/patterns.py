@@ -40,6 +40,9 @@ _NOT_OF_THEM = rf"{terms('not_of_items')}\b"
 #: Up to two words describing them before ('50k support tickets', '5k customer emails'),
 #: never people ('20 avocats, documents de 30 pages': the lawyers are no documents)
 QUALIFIED = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+){{0,2}}"
+#: One word describing people before their role ('45 support agents', '30 sales reps'), never
+#: a word of another answer
+QUALIFIER = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+)?"
 #: and one after, as French says it ('5k courriels clients', '50k tickets de support');
 #: never a model's name ('10k docs llama 3.1 8b': a word before a number is not theirs,
 #: unless the number counts passes: '10k paires question-réponse, 2 époques')

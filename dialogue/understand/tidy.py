@@ -57,7 +57,7 @@ def tidy(text: str) -> str:
         t = _LABEL.sub(r"\n\1", t)
         t = _STRUCK.sub(" ", t)
         t = _EMPHASIS.sub("", t)
-    if ">" in t or "•" in t:
+    if ">" in t or "•" in t or "-" in t or "*" in t:
         t = _BULLET.sub("", t)
     if "\n" in t:  # several lines are one message, each line a part of it, as a comma makes
         t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
