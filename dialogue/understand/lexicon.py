@@ -261,7 +261,7 @@ def _swaps(word: str) -> list[str]:
     return [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
 
 
-def _leads(words: set[str], fillers: set[str] = frozenset()) -> re.Pattern[str]:
+def _leads(words: set[str], fillers: Iterable[str] = ()) -> re.Pattern[str]:
     """Folded sentences that open with one of ``words``, maybe after ``fillers`` ('ok but
     why ...')."""
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
