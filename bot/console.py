@@ -132,7 +132,8 @@ def _rows(rec: Recommendation) -> list[tuple[Message, Message]]:
                        layout=layout.written)),
         ("replicas", msg("console.value.count", n=rec.replicas) if rec.replicas else None),
         ("interconnect", _link(rec.interconnect)),
-        ("weights", msg("console.value.weights", gb=n.weights_gb, share=n.weights_share or 0)
+        ("weights", msg("console.value.weights", gb=n.weights_gb, share=n.weights_share or 0,
+                        gpus=layout.tp * layout.pp)
          if n.weights_gb is not None else None),
         ("kv_cache", msg("console.value.size", gb=n.kv_cache_gb) if n.kv_cache_gb else None),
         ("training_state", msg("console.value.size", gb=n.training_state_gb)

@@ -114,7 +114,8 @@ def _figures(rec: Recommendation) -> list[Row]:
     if n.weights_gb is not None:
         rows.append(Row(label=msg("brief.num.weights"),
                         value=msg("brief.val.weights", v=n.weights_gb,
-                                  share=n.weights_share or 0.0)))
+                                  share=n.weights_share or 0.0,
+                                  gpus=rec.layout.tp * rec.layout.pp)))
     for field, label, value in FIGURES:
         figure = getattr(n, field, None)
         if figure is None or (field == "total_tokens_per_s" and figure == n.node_tokens_per_s):

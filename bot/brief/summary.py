@@ -75,7 +75,8 @@ def _key_figures(rec: Recommendation) -> Section:
     if n.weights_gb is not None:
         rows.append(Row(label=msg("brief.key.weights"),
                         value=msg("brief.val.weights", v=n.weights_gb,
-                                  share=n.weights_share or 0.0)))
+                                  share=n.weights_share or 0.0,
+                                  gpus=rec.layout.tp * rec.layout.pp)))
     # two figures a line: label, value, label, value
     pairs = [[r.label, r.value] for r in rows]
     grid = [[*a, *(b if b else [text(""), text("")])]

@@ -53,7 +53,7 @@ DM_OF = {REP: "DREP0001"}  # the fake's conversations.open: D + the user id's ta
 def card_figure(card: dict[str, Any], ident: str, lang: Lang) -> str:
     """The figure the card shows in its field ``ident`` (``slack.num.weights``), as a person
     reads it there: ``72.7 GB`` (``72,7 Go`` in French)."""
-    head = Words(lang).md(msg(ident, gb=0.0, share=0.0, rate=0.0)).partition("\n")[0]
+    head = Words(lang).md(msg(ident, gb=0.0, share=0.0, rate=0.0, gpus=1)).partition("\n")[0]
     for block in card["blocks"]:
         for field in block.get("fields") or []:
             label, _, value = field["text"].partition("\n")

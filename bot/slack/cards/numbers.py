@@ -20,7 +20,8 @@ def fields(rec: Recommendation, w: Words) -> list[str]:
     where: Message = scope(n.memory) if n.memory is not None else msg("slack.vram.one_node")
     rows: list[Message | None] = [
         msg("slack.num.vram", scope=where, gb=n.vram_total_gb) if n.vram_total_gb else None,
-        msg("slack.num.weights", gb=n.weights_gb, share=n.weights_share or 0.0)
+        msg("slack.num.weights", gb=n.weights_gb, share=n.weights_share or 0.0,
+            gpus=rec.layout.tp * rec.layout.pp)
         if n.weights_gb is not None else None,
         msg("slack.num.kv", gb=n.kv_cache_gb) if n.kv_cache_gb is not None else None,
         msg("slack.num.training", gb=n.training_state_gb)
