@@ -225,8 +225,10 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     found = Found()
     t = fields.as_phrases(numbers.digits_in(fold(said)))  # 'users: 64' -> '64 users'
     ctx = Context(lang, today, names.trains(t) if training is None else training)
-    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|[;!?()]", " ", t).split()) + " "
-    rest = re.sub(r"(\d) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
+    # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:')
+    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]", " ",
+                                 t).split()) + " "
+    rest = re.sub(r"(?<![a-z\d.])(\d{1,3}) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)

@@ -141,7 +141,7 @@ _SAID_WORKLOAD = {
 def _same(a: object, b: object) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         return isinstance(a, int | float) and isinstance(b, int | float) and math.isclose(
-            float(a), float(b), rel_tol=1e-6)
+            float(a), float(b), rel_tol=1e-6, abs_tol=1e-6)
     return a == b
 
 
