@@ -34,6 +34,8 @@ def card_action(text: str) -> CardAction | None:
                 best = (action, phrase)
     if best is None:
         return None
-    rest = said.replace(f" {best[1]} ", " ", 1).split()
+    rest = said.replace(f" {best[1]} ", " ", 1)
+    for phrase in lex.actions.get(best[0], ()):  # 'compare avec un autre gpu': both its own
+        rest = rest.replace(f" {phrase} ", " ")
     polite = {w for p in lex.polite for w in p.split()}
-    return best[0] if all(w in polite or NOISE.fullmatch(w) for w in rest) else None
+    return best[0] if all(w in polite or NOISE.fullmatch(w) for w in rest.split()) else None

@@ -224,6 +224,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     is about training (by default, whether the sentence names one)."""
     found = Found()
     t = fields.as_phrases(numbers.digits_in(fold(said)))  # 'users: 64' -> '64 users'
+    t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
     ctx = Context(lang, today, names.trains(t) if training is None else training)
     # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:')
     rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]", " ",
@@ -264,6 +265,13 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
                            for c in found.leftovers]
         found.leftovers = [c for c in found.leftovers if c]
     return found
+
+
+#: A count corrected by a bare number ('64 users, pardon 128', '120 concurrent users at peak,
+#: actually make that 150'): the new number with the old one's words.
+_RESAID = re.compile(
+    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?),?\s+"
+    rf"(?:{terms('correction')},?\s+)+(?P<b>\d[\d.,]*[km]?)(?=\s*(?:[,;.)]|$))")
 
 
 def _counts(rest: str, lang: Lang, found: Found) -> str:
