@@ -28,6 +28,7 @@ from dialogue.errors import ParseError
 from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.understand import config, custom
 from dialogue.understand.lexicon import terms
+from dialogue.understand.negation import CORRECTION
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
 from engine.catalog.names import Resolution, known_word, lookup, sizes
@@ -268,6 +269,9 @@ def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
             seen[said] = _mention(chunks[ci][a:b], lang, budget)
         answers, problem = seen[said]
         if answers:
+            later = _corrected(chunks, runs, (ci, a, b), answers, lang, budget, seen)
+            if later is not None:  # 'qwen2.5 32b, sorry, I meant qwen2.5 72b': the last
+                (ci, a, b), answers = later
             return Mention(answers, None, _without(chunks, ci, a, b))
         if problem is not None and first_problem is None:
             first_problem = (ci, a, b, problem)
@@ -278,6 +282,30 @@ def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
         ci, a, b, problem = first_problem
         return Mention({}, problem, _without(chunks, ci, a, b))
     return Mention({}, None, " | ".join(" ".join(c) for c in chunks))
+
+
+def _corrected(chunks: list[list[str]], runs: list[tuple[int, int, int]],
+               found: tuple[int, int, int], answers: Answers, lang: Lang, budget: _Budget,
+               seen: dict[str, tuple[Answers, Proposal | Fetch | Refusal | None]]
+               ) -> tuple[tuple[int, int, int], Answers] | None:
+    """Another model named after ``found`` with a correction between them ('Qwen2.5 32B
+    (sorry, I meant Qwen2.5 72B)'): that one, the person's last word."""
+    ci, _, b = found
+    for cj, a2, b2 in sorted(runs, key=lambda r: (r[0], r[1])):
+        if (cj, a2) <= (ci, b - 1):
+            continue
+        between = " ".join([*chunks[ci][b:], *(w for c in chunks[ci + 1:cj] for w in c),
+                            *chunks[cj][:a2]] if cj > ci else chunks[ci][b:a2])
+        if not CORRECTION.search(f" {between} "):
+            continue
+        for start in range(a2, b2):  # 'meant qwen2.5 72b': the name, without what leads it
+            said = " ".join(chunks[cj][start:b2])
+            if said not in seen:
+                seen[said] = _mention(chunks[cj][start:b2], lang, budget)
+            other = seen[said][0]
+            if other and other.get("model") != answers.get("model"):
+                return (cj, start, b2), other
+    return None
 
 
 def _without(chunks: list[list[str]], ci: int, a: int, b: int) -> str:
