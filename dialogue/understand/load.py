@@ -325,7 +325,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('prompt_after')}"
         rf"|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
         rf"|{terms('prompt_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
-        rf"{N2}\s*{TOK}?"), _length("prompt_tokens"),
+        # 'prompts up to 16k tokens of context' is the context ('context_after' reads it)
+        rf"{N2}(?!\s*(?:{TOK}\s*)?{terms('of')}\s+{terms('context_words')})\s*{TOK}?"),
+        _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
     Recogniser("answer", ("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
