@@ -96,6 +96,7 @@ def as_phrases(folded: str) -> str:
         label, value = m["label"], m["value"].strip()
         for pattern, said in _LABELS:
             if re.fullmatch(pattern, label):
-                return (said(value) or m.group(0)) + " "  # '' : not this label's kind
+                # its own phrase: nothing beside it joins it ('semaine :, modèle : qwen3 8b')
+                return f" | {said(value)} | " if said(value) else m.group(0) + " "
         return m.group(0)
     return _FIELD.sub(phrase, folded)
