@@ -37,5 +37,4 @@ def card_action(text: str) -> CardAction | None:
     rest = said.replace(f" {best[1]} ", " ", 1)
     for phrase in lex.actions.get(best[0], ()):  # 'compare avec un autre gpu': both its own
         rest = rest.replace(f" {phrase} ", " ")
-    polite = {w for p in lex.polite for w in p.split()}
-    return best[0] if all(w in polite or NOISE.fullmatch(w) for w in rest.split()) else None
+    return best[0] if all(w in lex.polite or NOISE.fullmatch(w) for w in rest.split()) else None

@@ -172,7 +172,7 @@ class Compiled:
     suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
     why: re.Pattern[str]  # a folded sentence that asks why the card is so
     actions: dict[str, frozenset[str]]  # action -> the folded phrases that ask for it
-    polite: frozenset[str]  # the words around an action's phrase that change nothing
+    polite: frozenset[str]  # the words around an action's phrase that change nothing (each)
 
 
 def key(said: str) -> str:
@@ -223,7 +223,8 @@ def compiled() -> Compiled:
                            {w for b in books for w in b.asking.fillers}),
                     {a: frozenset(fold(p) for b in books for p in b.actions.get(a, ()))
                      for a in {a for b in books for a in b.actions} - {"polite"}},
-                    frozenset(fold(p) for b in books for p in b.actions.get("polite", ())))
+                    frozenset(w for b in books for p in b.actions.get("polite", ())
+                              for w in fold(p).split()))
 
 
 def _deletions(word: str) -> list[str]:
