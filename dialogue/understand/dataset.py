@@ -18,6 +18,7 @@ import re
 from dialogue.assumptions import assumptions
 from dialogue.understand.lexicon import alternation, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
+from dialogue.understand.negation import REVALUE
 from dialogue.understand.numbers import TOKENS_MAX
 from dialogue.understand.patterns import (
     AFTER,
@@ -113,7 +114,9 @@ def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False
     training request without a budget yet, N kept (the budget question multiplies what it is
     told); either way N is ``epochs``, shown with the budget. ``rest`` as it was otherwise,
     or for a passes count that is no whole number."""
-    m = _EPOCHS.search(rest)
+    hits = list(_EPOCHS.finditer(rest))
+    corrected = len(hits) > 1 and REVALUE.search(rest, hits[0].end(), hits[-1].start())
+    m = hits[-1] if corrected else hits[0] if hits else None
     passes = number(m["e"]) if m is not None else None
     if m is None or passes is None or passes != int(passes) or not 1 <= passes <= 1000:
         return rest
@@ -122,8 +125,10 @@ def epochs(rest: str, answers: dict[str, AnswerValue], *, training: bool = False
         if not training:
             return rest
         answers["epochs"] = int(passes)
-        return rest[: m.start()] + " | " + rest[m.end():]
-    if budget * passes > TOKENS_MAX:
+    elif budget * passes > TOKENS_MAX:
         return rest
-    answers["train_tokens"], answers["epochs"] = budget * passes, int(passes)
-    return rest[: m.start()] + " | " + rest[m.end():]
+    else:
+        answers["train_tokens"], answers["epochs"] = budget * passes, int(passes)
+    for h in reversed(hits if corrected else [m]):  # '3 epochs, non 5 epochs': both said
+        rest = rest[: h.start()] + " | " + rest[h.end():]
+    return rest

@@ -17,9 +17,11 @@ from dialogue.understand.text import fold
 from engine.units import Lang
 
 #: The function and sizing words (folded) frequent in a sizing request in one language and
-#: rare in the other: the lexicon's markers.
-FRENCH_WORDS = frozenset(raw("fr").markers.words)
-ENGLISH_WORDS = frozenset(raw("en").markers.words)
+#: rare in the other, the lexicon's markers, each with its weight (a borrowed word counts half).
+_WEIGHTS: dict[Lang, dict[str, float]] = {
+    lang: {**dict.fromkeys(raw(lang).markers.borrowed, 0.5),
+           **dict.fromkeys(raw(lang).markers.words, 1.0)}
+    for lang in ("fr", "en")}
 _ACCENTED = re.compile(r"[àâçéèêëîïôûùüÿœæ]", re.IGNORECASE)
 _WORD = re.compile(r"[a-z']+")
 
@@ -41,8 +43,8 @@ def detect(text: str) -> Lang | None:
     if _ACCENTED.search(text):
         return "fr"
     found = _WORD.findall(fold(text).replace("'", " "))
-    fr = sum(1 for w in found if w in FRENCH_WORDS)
-    en = sum(1 for w in found if w in ENGLISH_WORDS)
+    fr = sum(_WEIGHTS["fr"].get(w, 0.0) for w in found)
+    en = sum(_WEIGHTS["en"].get(w, 0.0) for w in found)
     if fr > en:
         return "fr"
     if en > fr:

@@ -98,8 +98,13 @@ class _Noise(BaseModel):
 
 
 class _Markers(BaseModel):
+    """The words that tell a language, and those the other language's speakers borrow
+    (French sales write 'users'): a borrowed word counts half, so it decides a message alone
+    but yields to one word only this language uses."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     words: list[str] = []
+    borrowed: list[str] = []
 
 
 class Lexicon(BaseModel):

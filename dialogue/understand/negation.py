@@ -128,6 +128,11 @@ def refusal_start(folded: str, start: int) -> int | None:
 CORRECTION = re.compile(
     rf"(?:^|[\s,;:.!(-]){terms('correction')}(?=[\s,;:.!)-]|$)"
 )
+#: Where a person corrects one value by another of its kind: the corrections, and the bare
+#: noes that mean one only there ('3 epochs, non 5 epochs', '64 users, no, 128').
+REVALUE = re.compile(
+    rf"(?:^|[\s,;:.!(-])(?:{terms('correction')}|{terms('revalue')})(?=[\s,;:.!)-]|$)"
+)
 
 
 def corrected(text: str) -> list[str]:

@@ -40,7 +40,7 @@ from dialogue.understand import (
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
-from dialogue.understand.negation import CORRECTION, negated
+from dialogue.understand.negation import CORRECTION, REVALUE, negated
 from dialogue.understand.noise import NOISE, PUNCT
 from dialogue.understand.patterns import HEADS, TOK, N, counted, number
 from dialogue.understand.text import fold, shown
@@ -268,10 +268,12 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
 
 
 #: A count corrected by a bare number ('64 users, pardon 128', '120 concurrent users at peak,
-#: actually make that 150'): the new number with the old one's words.
+#: actually make that 150', '64k context (sorry, 32k is enough)'): the new number with the
+#: old one's words.
 _RESAID = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?),?\s+"
-    rf"(?:{terms('correction')},?\s+)+(?P<b>\d[\d.,]*[km]?)(?=\s*(?:[,;.)]|$))")
+    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?),?\s*\(?\s*"
+    rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+(?P<b>\d[\d.,]*[km]?)"
+    rf"(?:\s+{terms('enough')})?(?=\s*(?:[,;.)]|$))")
 
 
 def _counts(rest: str, lang: Lang, found: Found) -> str:
@@ -310,7 +312,7 @@ def _recognise(rec: Recogniser, rest: str, ctx: Context, found: Found) -> str:
                                                       and negated(rest, m.start()))]
     if not hits:
         return rest
-    corrected = len(hits) > 1 and CORRECTION.search(rest, hits[0].end(), hits[-1].start())
+    corrected = len(hits) > 1 and REVALUE.search(rest, hits[0].end(), hits[-1].start())
     refusal: tuple[Refusal, re.Match[str]] | None = None
     for chosen in [hits[-1]] if corrected else hits:
         joined = [chosen]

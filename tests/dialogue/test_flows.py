@@ -485,18 +485,30 @@ def test_not_knowing_takes_the_default_where_there_is_one_else_says_how_to_estim
     assert "dialogue.notice.assumed" in notice_ids(r)
 
 
-@pytest.mark.parametrize("said", ["100 users", "plutôt 100 utilisateurs", "actually 100 users"])
-def test_another_answer_typed_at_a_word_question_is_offered_as_a_change(said: str) -> None:
+def test_another_answer_typed_at_a_word_question_is_offered_as_a_change() -> None:
     """At the workload's confirmation, '100 users' answers the load already given: the bot
     asks whether to change it (it is not refused as 'not a workload')."""
     d = Dialogue(MemoryStore())
     r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
     assert r.asking == "workload"
-    r = d.handle("k", said)
+    r = d.handle("k", "100 users")
     assert r.error is None and r.asking == "workload"
     assert r.text.id == "dialogue.confirm.change"
     r = click(d, "k", r, r.choices[0].value)  # change it
     assert r.request["concurrency"] == 100
+
+
+@pytest.mark.parametrize("said", ["plutôt 100 utilisateurs", "actually 100 users",
+                                  "sorry, 100 users"])
+def test_another_answer_corrected_at_a_question_is_changed_and_said(said: str) -> None:
+    """'actually 100 users' at the workload's confirmation is a change the person said: made
+    and said ('Changed: ...'), with the question still asked."""
+    d = Dialogue(MemoryStore())
+    r = d.start("k", "llama 3.1 70b for 64 users 8k context no target")
+    r = d.handle("k", said)
+    assert r.error is None and r.asking == "workload"
+    assert r.request["concurrency"] == 100
+    assert "dialogue.notice.changed" in notice_ids(r)
 
 
 def test_an_answer_typed_beside_another_that_would_change_a_given_one_is_said() -> None:
