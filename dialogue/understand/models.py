@@ -27,7 +27,7 @@ from dialogue.conversation import Option, Proposal
 from dialogue.errors import ParseError
 from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.understand import config, custom
-from dialogue.understand.lexicon import terms
+from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.negation import CORRECTION
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
@@ -218,11 +218,16 @@ def _runs(ws: list[str], noise: re.Pattern[str]) -> list[tuple[int, int]]:
             j = i
             while j < len(ws) and flags[j] and j - i < MAX_RUN:
                 j += 1
-            spans.append((i, j))
+            if not all(w in _ORDINARY for w in ws[i:j]):  # 'deux fois plus' names no model
+                spans.append((i, j))
             i = j
         else:
             i += 1
     return spans
+
+
+#: everyday words a name also holds ('plus', 'large'): never a name alone
+_ORDINARY = frozenset(entries("ordinary"))
 
 
 class _Budget:
