@@ -42,7 +42,10 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
-    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    # what the card already holds is no change ('40 tok/s per user' says serving again)
+    said = {k: v for k, v in found.answers.items()
+            if k not in found.inferred and not (SLOTS[KEYS[k].slot].shapes
+                                                and conv.answers.get(k) == v)}
     if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
         said = dict(readers.share_of_people(text, conv.answers) or {})
     if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'

@@ -79,13 +79,14 @@ def test_button_and_typed_text_take_the_same_path() -> None:
 
 def test_the_request_names_answers_as_the_engine_cli_does_with_their_sources() -> None:
     d = Dialogue(MemoryStore())
-    r = d.start("k", "llama 3.1 70b for 50 concurrent users 8k context")
-    # users were given: serving was inferred, and what the sizing rests on is confirmed
+    r = d.start("k", "llama 3.1 70b for 50 users 8k context")
+    # a headcount was given: serving was inferred, and what the sizing rests on is confirmed
     assert r.asking == "workload" and r.text.id == "dialogue.question.assumed"
     assert r.sources["workload"] == "assumed" and r.default is not None
     r = d.handle("k", "")  # Enter keeps what was inferred: confirmed
     assert r.kind == "result"
     assert r.request == {"model": "llama-3.1-70b", "workload": "inference", "concurrency": 50,
+                         "users_total": 50,
                          "context": 8192, "per_user_tokens_per_s": 20.0,
                          "gpu": "rtx-pro-6000-server", "gpus_per_node": 8,
                          "interconnect": "ib-200",

@@ -224,10 +224,24 @@ def test_a_gpu_in_the_opening_is_an_answer() -> None:
     assert r.request["gpu"] == "l40s" and r.sources["gpu"] == "said"
 
 
-def test_users_or_a_rate_mean_inference_said_as_assumed() -> None:
-    r = Dialogue(MemoryStore()).start("k", "deepseek r1 for 50 concurrent users")
+def test_a_headcount_means_inference_said_as_assumed() -> None:
+    r = Dialogue(MemoryStore()).start("k", "deepseek r1 for our 50 employees")
     assert r.request["workload"] == "inference" and r.sources["workload"] == "assumed"
     assert r.asking == "workload" and "dialogue.notice.assumed" in notice_ids(r)
+
+
+@pytest.mark.parametrize("opening", [
+    "llama 3.1 8b for 50 concurrent users, 8k context",
+    "llama 3.1 8b, 20 requests per second, 1k-token prompts and 300-token answers",
+    "llama 3.1 8b pour 50 utilisateurs simultanés, contexte 8k",
+    "summarise 2M tickets of 1,500 tokens with llama 3.1 8b by Friday",
+])
+def test_a_load_at_once_or_a_batch_says_serving(opening: str) -> None:
+    """Users at once, a request rate, a batch of documents to get through: only ever served,
+    so the workload is said, never asked again."""
+    r = Dialogue(MemoryStore()).start("k", opening)
+    assert r.request["workload"] == "inference" and r.sources["workload"] == "said"
+    assert r.asking != "workload"
 
 
 @pytest.mark.parametrize(("opening", "model"), [

@@ -454,8 +454,8 @@ def test_the_kv_caches_format_is_its_own_answer(said: str, lang: str, weights: s
 
 
 def test_what_the_opening_inferred_is_marked() -> None:
-    found = extract("deepseek r1 for 50 concurrent users")
-    assert found.answers["workload"] == "inference" and found.inferred == {"workload"}
+    found = extract("deepseek r1 for our 50 employees")
+    assert found.answers["workload"] == "inference" and "workload" in found.inferred
     found = extract("llama-3.1-70b-instruct-awq")
     assert found.answers == {"model": "llama-3.1-70b", "int4": True}
     assert found.inferred == {"int4"}
