@@ -32,7 +32,7 @@ from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, question, serving, valid
 from dialogue.understand import config, models, names, negation
-from dialogue.understand.opening import Found, extract
+from dialogue.understand.opening import Found, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
 from engine import units
@@ -377,13 +377,15 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     it?'). Never a new model or workload (those change which questions exist: 'change
     model'). None when the text gives no other question's answer."""
     conv = turn.conv
-    if not has_digit(text):  # the other questions' answers are numbers
-        return None
-    found = extract(text, conv.language, find_model=False, today=today)
+    # the other questions' answers are numbers, or a share of the people counted
+    found = extract(text, conv.language, find_model=False, today=today) if has_digit(
+        text) else Found()
     for k in [k for k in found.answers if SLOTS[KEYS[k].slot].shapes]:
         del found.answers[k]
     for s in [s for s in found.unsure if SLOTS[s].shapes]:
         del found.unsure[s]
+    if not found.answers and (share := readers.share_of_people(text, conv.answers)):
+        return _share_at_question(share, turn)
     if not found.answers:
         return None
     here = {k for k in found.answers if KEYS[k].slot == conv.state}
@@ -414,4 +416,15 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
         return None
     found.answers, found.inferred = fresh, found.inferred & set(fresh)
     step = keep(conv, found, "dialogue.notice.noted")
+    return replace(step, changed=True, answered=valid(question(conv.state), conv.answers))
+
+
+def _share_at_question(share: Mapping[str, AnswerValue], turn: Turn) -> Step:
+    """'en fait un tiers connectés en même temps' at another question: how many of the people
+    counted are on at once, a refinement of the headcount, never a conflict with it: taken
+    and said. A load at once says serving, so a workload only inferred is now said."""
+    conv = turn.conv
+    step = keep(conv, Found(answers=dict(share)), "dialogue.notice.changed")
+    if conv.sources.get("workload") == "assumed" and serving_said(conv.answers):
+        conv.put("workload", conv.answers["workload"], "said")
     return replace(step, changed=True, answered=valid(question(conv.state), conv.answers))

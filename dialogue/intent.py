@@ -29,6 +29,8 @@ def asks(text: str, state: str) -> bool:
         return negation.asks_about(text)
     if names.unsure(text):  # 'dunno?' leaves it to the bot (its default, or how to guess)
         return False
+    if negation.suggests(fold(text)):  # 'what if only 10% are on at once?' carries an answer
+        return False
     if not slot.numeric and fold(text).endswith("?"):  # 'int4?' asks; a number
         return not negation.plain(text)  # ('8k?') or a plain 'ok?' is a tentative answer
     return negation.is_question(text)

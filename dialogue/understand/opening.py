@@ -18,7 +18,7 @@ names them (``dialogue.slots.KEYS``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -435,20 +435,21 @@ def _workload(rest: str, found: Found) -> str:
             k in found.answers for k in ("concurrency", "target_tokens_per_s", "requests_per_s",
                                          "per_user_tokens_per_s", "documents", "users_total")):
         found.answers["workload"] = "inference"  # users and tokens/s are only ever served
-        if not _serving_said(found.answers):
+        if not serving_said(found.answers):
             found.inferred.add("workload")
     return rest
 
 
-def _serving_said(answers: dict[str, AnswerValue]) -> bool:
-    """Whether the words said serving, as 'inference' does: a load said at once ('60
-    concurrent users', '20 requests per second', '30 tok/s per user') or a batch of documents
-    to get through ('summarise 2M tickets by Friday') is only ever served. A headcount ('for
-    our 600 employees') is not: the workload it implies is confirmed."""
+def serving_said(answers: Mapping[str, AnswerValue]) -> bool:
+    """Whether the answers say serving, as 'inference' does: a load said at once ('60
+    concurrent users', 'a third of them at the same time', '20 requests per second', '30
+    tok/s per user') or a batch of documents to get through ('summarise 2M tickets by
+    Friday') is only ever served. A headcount alone ('for our 600 employees') is not: the
+    workload it implies is confirmed."""
     if answers.get("work") == "batch":
         return True
     if "users_total" in answers:
-        return False
+        return answers.get("concurrency", answers["users_total"]) != answers["users_total"]
     return any(k in answers for k in ("concurrency", "requests_per_s", "target_tokens_per_s",
                                       "per_user_tokens_per_s"))
 
