@@ -19,6 +19,7 @@ from dialogue.understand.negation import may_refuse, refusal_start
 from dialogue.understand.numbers import GPUS_PER_NODE_MAX
 from dialogue.understand.text import shown, words
 from engine.catalog import UnknownEntry, catalog, normalize
+from engine.request import SizingRequest
 from engine.wording import msg
 
 _GPU_COUNT = re.compile(r"^(?:(?P<n>\d+)\s*(?:x|×)\s*|(?P<m>\d+)\s+)")
@@ -41,6 +42,11 @@ def gpu_candidates(said: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: the GPUs of one node when none is said: the engine's own default (an HGX board's 8)
+_NODE: int = SizingRequest.model_fields["gpus_per_node"].default
+_NODES_MAX = 10_000  # as many servers as a person may say they own
+
+
 def gpu_count(said: str) -> int | None:
     """The count before a GPU name ('4x L40S', '8 H100') within the engine's bound."""
     t = _OUR.sub("", _LEAD.sub("", said.strip()))
@@ -48,7 +54,16 @@ def gpu_count(said: str) -> int | None:
     if m is None:
         return None
     n = int(m["n"] or m["m"])
-    return n if 1 <= n <= GPUS_PER_NODE_MAX else None
+    return n if 1 <= n <= GPUS_PER_NODE_MAX or (n % _NODE == 0 and n <= _NODE * _NODES_MAX) \
+        else None
+
+
+def whole_nodes(count: int) -> dict[str, AnswerValue]:
+    """A count of GPUs as the nodes it makes: 'we have 16 H100' is two nodes of the usual 8
+    (no HGX board holds 16), '4x L40S' one node of 4."""
+    if count > _NODE and count % _NODE == 0:
+        return {"gpus_per_node": _NODE, "nodes_owned": count // _NODE}
+    return {"gpus_per_node": count}
 
 
 def gpu(said: str) -> str:
@@ -92,7 +107,7 @@ def hardware(said: str) -> dict[str, str | int | float | bool | None]:
         raise
     count = gpu_count(said)
     if count is not None:
-        out["gpus_per_node"] = count
+        out |= whole_nodes(count)
     return out
 
 
@@ -220,6 +235,7 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
             answers.setdefault("nodes_owned", count)
             size += 1
         elif count is not None:
-            answers.setdefault("gpus_per_node", count)
+            for k, v in whole_nodes(count).items():
+                answers.setdefault(k, v)
         return " ".join([*ws[:i], "|", *ws[i + size :]])
     return rest

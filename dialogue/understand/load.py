@@ -377,8 +377,11 @@ def spread(rest: str, said: str, answers: dict[str, AnswerValue]) -> str:
     other answers side by side ('8 H100 ... 32 users en contexte 32k')."""
     m, s = _SPREAD.search(rest), _SPREAD_SAID.search(said)
     gpus, nodes = answers.get("gpus_per_node"), answers.get("nodes_owned")
-    if m is None or s is None or not isinstance(gpus, int) or not isinstance(nodes, int) \
-            or gpus % nodes or (number(s["n"]), number(s["m"])) != (gpus, nodes):
+    if m is None or s is None or not isinstance(gpus, int) or not isinstance(nodes, int):
         return rest
-    answers["gpus_per_node"] = gpus // nodes
+    said_pair = (number(s["n"]), number(s["m"]))
+    if said_pair == (gpus, nodes) and not gpus % nodes:
+        answers["gpus_per_node"] = gpus // nodes
+    elif said_pair != (gpus * nodes, nodes):  # already read as its nodes ('16 H100': 2 x 8)
+        return rest
     return rest[: m.start()] + "| |" + rest[m.end():]
