@@ -123,11 +123,7 @@ def then(turn: Turn, step: Step) -> Step:
 
 def moved(turn: Turn, step: Step) -> Step:
     """An answer was read: move on (an engine refusal refuses the answer, and what was said
-    of it). Once the model, the work, the load and the context are answered, the per-user
-    speed is assumed and shown with its one-click change, as an opening that gives them all
-    gets it: the same answers give the same card whether typed at once or one question at a
-    time (a comfortable reading speed is what nearly everyone means, and it is said)."""
-    step += reading.assume_rest(turn.conv)
+    of it)."""
     try:
         moved = advance(turn)
     except EngineFailed as exc:
