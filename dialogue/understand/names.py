@@ -223,7 +223,8 @@ def unsure(said: str) -> bool:
 
 #: A link named in a sentence: InfiniBand (NDR, HDR, a rate), or Ethernet by its rate, the
 #: rate before or after the word ('25 GbE', 'Ethernet 25G', '100 Gbit RoCE').
-LINK_RE = (r"(?P<v>\b(?:infiniband|ib)\s*(?:(?:ndr|hdr|xdr)\s*\d*|\d+)(?:\s*gb/?s)?\b"
+LINK_RE = (r"(?P<v>\b(?:infiniband|ib)\s*(?:(?:ndr|hdr|xdr)\s*\d*|\d+)"
+           r"(?:\s*g(?:b(?:it)?)?(?:/s|ps)?)?\b"
            r"|\b(?:\d+\s*g(?:b(?:/s|ps|it)?)?|ndr|hdr|xdr)\s*(?:ib|infiniband)\b"
            r"|\b\d+\s*g(?:b)?e\b"
            r"|\b(?:ethernet|roce)\s*\d+\s*g(?:b(?:it)?(?:/s)?|bps)?\b"
@@ -235,11 +236,15 @@ _ETHERNET = re.compile(r"\b(?:ethernet|roce)\s*(\d+)\s*g\S*|\b(\d+)\s*g(?:bit|bp
 _IB_FIRST = re.compile(r"\b(\d+|ndr|hdr|xdr)\s*(?:g(?:b(?:/s|ps|it)?)?)?\s*(?:ib|infiniband)\b")
 
 
+_IB_RATE = re.compile(r"\b((?:infiniband|ib)\s*\d+)\s*g(?:b(?:it)?)?(?:/s|ps)?\b")
+
+
 def interconnect(said: str) -> str:
     """A link between nodes (an ``inter`` link of the catalog). An unsure answer is not read
     here: the slot takes the default then, marked as assumed, so the person sees it."""
     t = _ETHERNET.sub(lambda m: f"{m[1] or m[2]} gbe", fold(said.strip()))
     t = _IB_FIRST.sub(lambda m: f"infiniband {m[1]}", t)  # '200 Gb/s InfiniBand', 'HDR IB'
+    t = _IB_RATE.sub(r"\1", t)  # 'InfiniBand 400G': its rate, as the catalog names it
     inter = catalog().inter_links()
     try:
         link = catalog().link(t)

@@ -32,6 +32,9 @@ _EMOJI = re.compile(r"(?<![\w:/]):[a-z0-9][a-z0-9_+\-]*:(?![\w/])", re.I)
 #: Slack's entities, decoded in one pass (so '&amp;gt;' stays the '&gt;' that was typed)
 _ENTITY = re.compile(r"&(gt|lt|amp);")
 _ENTITIES = {"gt": ">", "lt": "<", "amp": "&"}
+#: a plural or possessive written with an apostrophe after a name ending in a digit or a
+#: letter after one ('on L40S's', 'H100's'): the name
+_NAME_S = re.compile(r"(?<=\d)([a-z]?)['’]s\b", re.I)
 #: a code block's fences (its content is kept), an inline code's backticks
 _FENCE = re.compile(r"```[a-z]*\n?|```", re.I)
 _TICK = re.compile(r"`([^`\n]*)`")
@@ -65,6 +68,8 @@ def tidy(text: str) -> str:
         t = _TICK.sub(r"\1", _FENCE.sub("\n", t))
     if ":" in t:
         t = _EMOJI.sub(" ", t)
+    if "'" in t or "’" in t:
+        t = _NAME_S.sub(r"\1", t)
     if "*" in t or "_" in t or "~" in t:
         t = _LABEL.sub(r"\n\1", t)
         t = _STRUCK.sub(" ", t)
