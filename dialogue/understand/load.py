@@ -332,7 +332,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("answer", ("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
         rf"|{N3}(?:\s*{TOK}?\s+out\b(?!\s*of\b)"
-        rf"|\s*-?\s*{TOK}\s*-?\s*{terms('output_named')}\b)"  # '500-token summaries'
+        # '500-token summaries', 'a 200-token assessment': the singular of a compound, never
+        # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
+        rf"|\s*-?\s*(?:token|tok)\s*-?\s*{terms('output_named')}\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
         rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",

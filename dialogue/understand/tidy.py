@@ -35,6 +35,8 @@ _ENTITIES = {"gt": ">", "lt": "<", "amp": "&"}
 #: a plural or possessive written with an apostrophe after a name ending in a digit or a
 #: letter after one ('on L40S's', 'H100's'): the name
 _NAME_S = re.compile(r"(?<=\d)([a-z]?)['’]s\b", re.I)
+#: hours glued to their count ('deadline 48h'): apart, as the other units are
+_HOURS = re.compile(r"(?<![\w.,])(\d+)h\b", re.I)
 #: a code block's fences (its content is kept), an inline code's backticks
 _FENCE = re.compile(r"```[a-z]*\n?|```", re.I)
 _TICK = re.compile(r"`([^`\n]*)`")
@@ -82,6 +84,8 @@ def tidy(text: str) -> str:
     if "\n" in t:  # several lines are one message, each line a part of it, as a comma makes
         t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
     lex = compiled()
+    t = t.replace("×", "x")  # '40 000 exemples × 1 000 tokens', '8×H100': the x people type
+    t = _HOURS.sub(r"\1 h", t)
     t = lex.glued.sub(r"\1 ", t)
     t = lex.glued_after.sub(r"\1 ", t)
     t = _WORD.sub(lambda m: slipped(m[0]) or m[0], t)
