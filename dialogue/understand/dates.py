@@ -42,8 +42,9 @@ def days_until(when: str, today: date | None) -> float | None:
         return 1.0
     if w in ("next week", "la semaine prochaine"):
         return 7.0
-    if "week" in w or "semaine" in w:
-        return float((4 - today.weekday()) % 7 or 7)
+    if "week" in w or "semaine" in w:  # its Friday; next week's, a week on
+        ahead = 7 if "next" in w or "prochaine" in w else 0
+        return float(((4 - today.weekday()) % 7 or 7) + ahead)
     if "month" in w or "mois" in w:
         first = (today.replace(day=1) + timedelta(days=32)).replace(day=1)
         return float(max(1, (first - today).days - 1))

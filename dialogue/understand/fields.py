@@ -16,6 +16,7 @@ from collections.abc import Callable
 from operator import attrgetter
 
 from dialogue.understand.lexicon import alternatives, terms
+from dialogue.understand.names import unsure
 
 __all__ = ["as_phrases"]
 
@@ -59,8 +60,26 @@ def _ttft(v: str) -> str:
     return f"first token under {v}" if _HAS_UNIT.search(v) else f"first token under {v} s"
 
 
+#: a count, and maybe the words that say it is at once ('90 concurrent', '30 en simultané')
+_COUNT = re.compile(rf"(?P<n>[\d.,]+\s*[km]?)(?P<once>\s+(?:{terms('users_at_once_after')}"
+                    rf"|{terms('said_at_once')}))?")
+#: a label that says its count is at once ('concurrent users', 'utilisateurs simultanés')
+_AT_ONCE = re.compile(terms("at_once_hints") + "|" + terms("users_at_once_after"))
+
+
 def _count(v: str) -> str:
-    return f"{v} users" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""
+    m = _COUNT.fullmatch(v)
+    return f"{m['n']} users{m['once'] or ''}" if m else ""
+
+
+def _people(v: str) -> str:
+    """'employees: 1200': a headcount, its share at once said apart or asked."""
+    return f"{v} people" if re.fullmatch(r"[\d.,]+\s*[km]?", v) else ""
+
+
+def _share(v: str) -> str:
+    """'share at once: 5%': the share of the headcount said beside it."""
+    return f"{v} at once" if re.fullmatch(r"[\d.,]+\s*%", v) else ""
 
 
 #: How each kind of label's value reads as a phrase; the labels themselves, in both
@@ -78,6 +97,8 @@ _PHRASES: dict[str, Callable[[str], str]] = {
     "ttft": _ttft,
     "latency": lambda v: f"latency under {v}",  # read as an assumed first token
     "four_bit": _four_bit,
+    "people": _people,
+    "share": _share,
     "as_said": lambda v: v,
 }
 _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
@@ -94,9 +115,15 @@ def as_phrases(folded: str) -> str:
 
     def phrase(m: re.Match[str]) -> str:
         label, value = m["label"], m["value"].strip()
+        if unsure(value):  # 'GPU : pas d'avis': left to the bot, as at its question
+            return " | "
         for pattern, said in _LABELS:
             if re.fullmatch(pattern, label):
+                phrase = said(value)
+                if said is _count and phrase and _AT_ONCE.search(label) and not _AT_ONCE.search(
+                        phrase):  # 'utilisateurs simultanés : 40': 40 at once, no headcount
+                    phrase += " at once"
                 # its own phrase: nothing beside it joins it ('semaine :, modèle : qwen3 8b')
-                return f" | {said(value)} | " if said(value) else m.group(0) + " "
+                return f" | {phrase} | " if phrase else m.group(0) + " "
         return m.group(0)
     return _FIELD.sub(phrase, folded)

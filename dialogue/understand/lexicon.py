@@ -89,6 +89,8 @@ class _Fields(BaseModel):
     ttft: list[str]
     latency: list[str]
     four_bit: list[str]
+    people: list[str]
+    share: list[str]
     as_said: list[str]
 
 

@@ -23,7 +23,7 @@ from datetime import date
 from dialogue.assumptions import assumptions
 from dialogue.errors import ParseError
 from dialogue.understand.dates import WHEN, days_until
-from dialogue.understand.lexicon import terms
+from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.numbers import CONCURRENCY_MAX, GPUS_PER_NODE_MAX
 from dialogue.understand.patterns import (
     AFTER,
@@ -331,12 +331,15 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("prompt", "input", "entree", " in ")),
     Recogniser("answer", ("output_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
-        rf"|{N3}\s*{TOK}?\s+out\b(?!\s*of\b)"
+        rf"|{N3}(?:\s*{TOK}?\s+out\b(?!\s*of\b)"
+        # '500-token summaries', 'a 200-token assessment': the singular of a compound, never
+        # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
+        rf"|\s*-?\s*(?:token|tok)\s*-?\s*{terms('output_named')}\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
         rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               "summar", "resume", "synthes",
-              " out ")),
+              " out ", *sorted({w[:6] for w in entries("output_named")}))),
     Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),

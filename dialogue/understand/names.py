@@ -20,6 +20,7 @@ from dialogue.conversation import Option, Proposal
 from dialogue.errors import ParseError
 from dialogue.understand.lexicon import terms
 from dialogue.understand.negation import negated
+from dialogue.understand.noise import NOISE
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import UnknownEntry, catalog
 from engine.request import AskedPrecision, Workload
@@ -46,6 +47,19 @@ def trains(folded: str) -> bool:
     return (find_workload(folded) or ("inference",))[0] != "inference"
 
 
+#: the rest of a word joined by hyphens to a workload word ('a reading-assistant pilot')
+_JOINED_BEFORE = re.compile(r"(?<![\w-])(?:[^\W_]+-)+$")
+_JOINED_AFTER = re.compile(r"^(?:-[^\W_]+)+(?![\w-])")
+
+
+def _whole(folded: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A workload word inside a hyphenated word is read with the whole word ('a
+    reading-assistant' is served): what is left unused is never half a word ('reading-')."""
+    before = _JOINED_BEFORE.search(folded, 0, span[0])
+    after = _JOINED_AFTER.match(folded[span[1]:])
+    return (before.start() if before else span[0], span[1] + (after.end() if after else 0))
+
+
 def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     """The workload a folded sentence names, and where: a kind of fine-tune named anywhere
     wins ('fine-tune it with LoRA'); otherwise the first workload word. A refused one ('not
@@ -53,7 +67,7 @@ def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     for w in _SPECIFIC:
         for m in WORKLOAD_RE[w].finditer(folded):
             if not negated(folded, m.start()):
-                return w, m.span()
+                return w, _whole(folded, m.span())
     found = [(m.start(), w, m.span()) for w in _WORKLOAD_PATTERNS if w not in _SPECIFIC
              for m in WORKLOAD_RE[w].finditer(folded) if not negated(folded, m.start())]
     if not found:
@@ -67,7 +81,7 @@ def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     if min(found, key=first)[1] == "train":
         found = [f for f in found if f[1] == "pretrain"] or found
     _, w, span = min(found, key=first)
-    return w, span
+    return w, _whole(folded, span)
 
 
 def finetune_kind() -> Proposal:
@@ -189,15 +203,28 @@ _UNSURE = re.compile(rf"(?:{terms('unsure_fillers')}\s+)*{terms('unsure')}"
                      rf"(?:\s+{terms('unsure_fillers')})*")
 
 
+_UNSURE_IN = re.compile(rf"\b{_UNSURE.pattern}\b")
+_DEFERRING = re.compile(rf"{terms('unsure_deferring')}")
+
+
 def unsure(said: str) -> bool:
-    """'not sure', 'je ne sais pas', 'default': the person leaves the choice to the bot."""
+    """'not sure', 'je ne sais pas', 'default': the person leaves the choice to the bot; with
+    words around it that only hand the choice over ('not sure, whatever you'd suggest', 'je
+    ne sais pas, je vous laisse retenir la valeur par défaut'), never with anything else
+    ('not sure, maybe 32k' answers 32k)."""
     t = words(said).rstrip("?").strip()
-    return bool(t) and _UNSURE.fullmatch(t) is not None
+    if not t or _UNSURE.fullmatch(t) is not None:
+        return bool(t)
+    if _UNSURE_IN.search(t) is None:
+        return False
+    rest = _UNSURE_IN.sub(" ", t).split()
+    return all(NOISE.fullmatch(w) or _DEFERRING.fullmatch(w) for w in rest)
 
 
 #: A link named in a sentence: InfiniBand (NDR, HDR, a rate), or Ethernet by its rate, the
 #: rate before or after the word ('25 GbE', 'Ethernet 25G', '100 Gbit RoCE').
-LINK_RE = (r"(?P<v>\b(?:infiniband|ib)\s*(?:(?:ndr|hdr|xdr)\s*\d*|\d+)(?:\s*gb/?s)?\b"
+LINK_RE = (r"(?P<v>\b(?:infiniband|ib)\s*(?:(?:ndr|hdr|xdr)\s*\d*|\d+)"
+           r"(?:\s*g(?:b(?:it)?)?(?:/s|ps)?)?\b"
            r"|\b(?:\d+\s*g(?:b(?:/s|ps|it)?)?|ndr|hdr|xdr)\s*(?:ib|infiniband)\b"
            r"|\b\d+\s*g(?:b)?e\b"
            r"|\b(?:ethernet|roce)\s*\d+\s*g(?:b(?:it)?(?:/s)?|bps)?\b"
@@ -209,11 +236,15 @@ _ETHERNET = re.compile(r"\b(?:ethernet|roce)\s*(\d+)\s*g\S*|\b(\d+)\s*g(?:bit|bp
 _IB_FIRST = re.compile(r"\b(\d+|ndr|hdr|xdr)\s*(?:g(?:b(?:/s|ps|it)?)?)?\s*(?:ib|infiniband)\b")
 
 
+_IB_RATE = re.compile(r"\b((?:infiniband|ib)\s*\d+)\s*g(?:b(?:it)?)?(?:/s|ps)?\b")
+
+
 def interconnect(said: str) -> str:
     """A link between nodes (an ``inter`` link of the catalog). An unsure answer is not read
     here: the slot takes the default then, marked as assumed, so the person sees it."""
     t = _ETHERNET.sub(lambda m: f"{m[1] or m[2]} gbe", fold(said.strip()))
     t = _IB_FIRST.sub(lambda m: f"infiniband {m[1]}", t)  # '200 Gb/s InfiniBand', 'HDR IB'
+    t = _IB_RATE.sub(r"\1", t)  # 'InfiniBand 400G': its rate, as the catalog names it
     inter = catalog().inter_links()
     try:
         link = catalog().link(t)

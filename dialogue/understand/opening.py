@@ -229,7 +229,8 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:')
     rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]", " ",
                                  t).split()) + " "
-    rest = re.sub(r"(?<![a-z\d.])(\d{1,3}) (\d{3})\b", r"\1\2", rest)  # "128 000" -> "128000"
+    rest = re.sub(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b", lambda m: m[0].replace(" ", ""),
+                  rest)  # "128 000" -> "128000", "2 000 000" -> "2000000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)

@@ -32,8 +32,9 @@ ROLES = tuple(entries("roles"))
 HEADS = terms("roles")
 #: What a batch job or a training set counts ('10k contracts', '50k tickets').
 ITEMS = terms("items")
-ITEM_CUES = ("doc", "file", "page", "record", "mail", "courriel", "ticket", "contra", "article",
-             "report", "fichier", "dossier", "rapport", "pdf", "chunk", "passage", "text")
+#: the cheap test that items may be named: each of the lexicon's words, by its stem (a word
+#: added there is read without a change here)
+ITEM_CUES = tuple(sorted({w.rstrip("s")[:5] for w in entries("items")}))
 #: Never a word describing them: a preposition, a word of another answer ('8k context
 #: documents'), of a deadline ('avant vendredi'), of a workload.
 _NOT_OF_THEM = rf"{terms('not_of_items')}\b"

@@ -23,9 +23,10 @@ def fold(text: str) -> str:
         return _SPACES.sub(" ", _ASCII_CONTROLS.sub("", text.replace("`", "'"))).strip().lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES))
     # accents off, and controls and invisible format characters (a right-to-left override,
-    # a zero-width space) too: they carry no meaning and must never be quoted back
+    # a zero-width space) too: they carry no meaning and must never be quoted back; a line
+    # break is a space, as in the plain-ASCII path (lines never glue: 'RH\n- Nombre')
     bare = "".join(c for c in decomposed if not unicodedata.combining(c)
-                   and unicodedata.category(c) not in ("Cc", "Cf"))
+                   and (c.isspace() or unicodedata.category(c) not in ("Cc", "Cf")))
     return _SPACES.sub(" ", bare.replace("œ", "oe").replace("æ", "ae")).strip().lower()
 
 

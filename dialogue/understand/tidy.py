@@ -6,8 +6,11 @@ Why one step at the entry: Slack delivers what a person sees as 'Model: Llama 3.
 mention as ``<@U123>``, an emoji as ``:pray:``; a phone glues '100users', spells 'fifty',
 misspells 'infrence'. Every reader would otherwise have to know all of it; here it is done
 once, and the readers keep one spelling of each word. Case and accents are kept (the language
-is detected from them, a Hub id is case-sensitive). Slack's entities (``&lt;``) are the face's
-to decode (``bot/slack/escape.py``): the text arrives here as typed, decoded once.
+is detected from them, a Hub id is case-sensitive). Slack's three entities (``&gt; &lt;
+&amp;``) are decoded here once, after its links and mentions are read (a decoded ``<`` is
+never taken for one): the Slack face decodes them too, but a rep pasting Slack's text into
+another face (the JSON one) brings them along, and a quoted line ``&gt; Model: ...`` must
+read as the quote it is.
 """
 
 from __future__ import annotations
@@ -26,6 +29,14 @@ _MENTION = re.compile(r"(?:\b(?:in|on|dans|sur)\s+)?<#[^<>\s]*>|<[@!][^<>\s]*>",
 _LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]+)(?:\|([^<>]*))?>")
 #: ``:pray:``, ``:+1:``, ``:flag-fr:``: a name between colons, no space inside
 _EMOJI = re.compile(r"(?<![\w:/]):[a-z0-9][a-z0-9_+\-]*:(?![\w/])", re.I)
+#: Slack's entities, decoded in one pass (so '&amp;gt;' stays the '&gt;' that was typed)
+_ENTITY = re.compile(r"&(gt|lt|amp);")
+_ENTITIES = {"gt": ">", "lt": "<", "amp": "&"}
+#: a plural or possessive written with an apostrophe after a name ending in a digit or a
+#: letter after one ('on L40S's', 'H100's'): the name
+_NAME_S = re.compile(r"(?<=\d)([a-z]?)['’]s\b", re.I)
+#: hours glued to their count ('deadline 48h'): apart, as the other units are
+_HOURS = re.compile(r"(?<![\w.,])(\d+)h\b", re.I)
 #: a code block's fences (its content is kept), an inline code's backticks
 _FENCE = re.compile(r"```[a-z]*\n?|```", re.I)
 _TICK = re.compile(r"`([^`\n]*)`")
@@ -40,6 +51,10 @@ _STRUCK = re.compile(r"(?:(?<=\s)|^)~[^~\n]+~(?=\s|$|[,.;:!?])", re.M)
 #: path ('qwen3', 'meta-llama/Llama'), where a slip is not read
 _WORD = re.compile(r"(?<![\w/.-])[^\W\d_]+(?:-[^\W\d_]+)*(?![\w/.-])")
 _BULLET = re.compile(r"^[ \t]*(?:>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
+#: a numbered list's mark ('1. Model: ...', '2) Users: ...'): before a word, never a value
+_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+(?=[^\W\d_])", re.M)
+#: a config's key at a line's start ('concurrent_users: 120', 'max-context = 16k'): its words
+_KEY = re.compile(r"^([ \t]*)([a-z]+(?:[_-][a-z]+)+)(?=[ \t]*[:=])", re.M | re.I)
 
 
 def tidy(text: str) -> str:
@@ -49,19 +64,28 @@ def tidy(text: str) -> str:
     if "<" in t:
         t = _MENTION.sub(" ", t)
         t = _LINK.sub(lambda m: m[2] if m[2] else m[1], t)
+    if "&" in t:
+        t = _ENTITY.sub(lambda m: _ENTITIES[m[1]], t)
     if "`" in t:
         t = _TICK.sub(r"\1", _FENCE.sub("\n", t))
     if ":" in t:
         t = _EMOJI.sub(" ", t)
+    if "'" in t or "’" in t:
+        t = _NAME_S.sub(r"\1", t)
     if "*" in t or "_" in t or "~" in t:
         t = _LABEL.sub(r"\n\1", t)
         t = _STRUCK.sub(" ", t)
         t = _EMPHASIS.sub("", t)
     if ">" in t or "•" in t or "-" in t or "*" in t:
         t = _BULLET.sub("", t)
+    if "\n" in t:  # a list's numbers and a config's keys mark lines, never an answer
+        t = _NUMBERED.sub("", t)
+        t = _KEY.sub(lambda m: m[1] + re.sub(r"[_-]", " ", m[2]), t)
     if "\n" in t:  # several lines are one message, each line a part of it, as a comma makes
         t = ", ".join(line.strip().rstrip(",;") for line in t.splitlines() if line.strip())
     lex = compiled()
+    t = t.replace("×", "x")  # '40 000 exemples × 1 000 tokens', '8×H100': the x people type
+    t = _HOURS.sub(r"\1 h", t)
     t = lex.glued.sub(r"\1 ", t)
     t = lex.glued_after.sub(r"\1 ", t)
     t = _WORD.sub(lambda m: slipped(m[0]) or m[0], t)
