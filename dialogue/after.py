@@ -52,7 +52,8 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     times = relative.change(text, conv.answers)
     if times is not None:  # '2x the concurrency': the card's, doubled
         moved_slots = {KEYS[k].slot for k in times.values}
-        said = {k: v for k, v in said.items() if KEYS[k].slot not in moved_slots} | times.values
+        said = {k: v for k, v in said.items() if KEYS[k].slot not in moved_slots}
+        said.update(times.values)
         found.unsure = {s: p for s, p in found.unsure.items() if s not in moved_slots}
         moot = [r for k, r in found.refused.items() if k in KEYS and KEYS[k].slot in moved_slots]
         found.refusals = [r for r in found.refusals if r not in moot]  # 'deux fois': no length
