@@ -57,6 +57,8 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         found.unsure = {s: p for s, p in found.unsure.items() if s not in moved_slots}
         moot = [r for k, r in found.refused.items() if k in KEYS and KEYS[k].slot in moved_slots]
         found.refusals = [r for r in found.refusals if r not in moot]  # 'deux fois': no length
+    if any(conv.answers.get(k) != v for k, v in said.items()):  # 'run it on RTX 5090s': the
+        said = {k: v for k, v in said.items() if conv.answers.get(k) != v}  # GPU, not 'run'
     if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'
         said = for_batch(said)
     can = changeable(plan_of(conv))
