@@ -29,7 +29,8 @@ from dialogue.slots import ORDER, SLOTS, is_training, serving
 from dialogue.understand import actions, negation, relative
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
-from dialogue.understand.text import has_digit
+from dialogue.understand.numbers import digits_in
+from dialogue.understand.text import fold, has_digit
 from engine.wording import Message, msg
 
 
@@ -110,12 +111,28 @@ def _asked(text: str, conv: Conversation, today: date | None) -> str:
     if len(pieces) < 2:
         return text
     kept = [p for p in pieces if not _idle(p, conv, today)]
+    new = [p for p in kept if not _restated(p, conv.answers)]
+    kept = new or kept  # 'ils trouvent que 20 tok/s c'est lent : et avec 40 ?': the 40
     return " ".join(kept) if kept and len(kept) < len(pieces) else text
+
+
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _restated(piece: str, answers: Mapping[str, AnswerValue]) -> bool:
+    """A clause whose every figure is one the card already holds ('ils trouvent que 20
+    tokens par seconde, c'est lent'): the card restated before the change asked."""
+    figures = _FIGURE.findall(digits_in(fold(piece)))
+    held = {float(v) for v in answers.values()
+            if isinstance(v, int | float) and not isinstance(v, bool)}
+    return bool(figures) and all(float(f.replace(",", ".")) in held for f in figures)
 
 
 def _idle(piece: str, conv: Conversation, today: date | None) -> bool:
     """Whether one clause of a message carries nothing the card can use (see :func:`_asked`)."""
     if has_digit(piece) or actions.card_action(piece) is not None or negation.asks_why(piece):
+        return False
+    if negation.CORRECTION.search(fold(piece)):  # '128 concurrent? sorry, 96'
         return False
     if readers.share_of_people(piece, conv.answers) or relative.change(piece, conv.answers):
         return False
