@@ -48,8 +48,10 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
     said = {k: v for k, v in found.answers.items() if k not in found.inferred}
-    if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
-        said = dict(readers.share_of_people(text, conv.answers) or {})
+    share = readers.share_of_people(text, conv.answers)  # 'what if half are online?'
+    if share and set(said) <= {"users_total", "concurrency", "workload"} and (
+            said or not (found.unsure or found.refusals)):  # 'one in ten': never 10 at once
+        said = dict(share)
     times = relative.change(text, conv.answers)
     if times is not None:  # '2x the concurrency': the card's, doubled
         moved_slots = {KEYS[k].slot for k in times.values}
@@ -58,8 +60,9 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         found.unsure = {s: p for s, p in found.unsure.items() if s not in moved_slots}
         moot = [r for k, r in found.refused.items() if k in KEYS and KEYS[k].slot in moved_slots]
         found.refusals = [r for r in found.refusals if r not in moot]  # 'deux fois': no length
-    if any(conv.answers.get(k) != v for k, v in said.items()):  # 'run it on RTX 5090s': the
-        said = {k: v for k, v in said.items() if conv.answers.get(k) != v}  # GPU, not 'run'
+    moving = {KEYS[k].slot for k, v in said.items() if conv.answers.get(k) != v}
+    if moving:  # 'run it on RTX 5090s': the GPU moves, not the workload 'run' says again
+        said = {k: v for k, v in said.items() if KEYS[k].slot in moving}
     if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'
         said = for_batch(said)
     can = changeable(plan_of(conv))
