@@ -29,7 +29,6 @@ from dialogue.slots import ORDER, SLOTS, is_training, serving
 from dialogue.understand import actions, negation, relative
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
-from dialogue.understand.numbers import digits_in
 from dialogue.understand.text import fold, has_digit
 from engine.wording import Message, msg
 
@@ -114,21 +113,22 @@ def _asked(text: str, conv: Conversation, today: date | None) -> str:
     if len(pieces) < 2:
         return text
     kept = [p for p in pieces if not _idle(p, conv, today)]
-    new = [p for p in kept if not _restated(p, conv.answers)]
+    new = [p for p in kept if not _restated(p, conv, today)]
     kept = new or kept  # 'ils trouvent que 20 tok/s c'est lent : et avec 40 ?': the 40
     return " ".join(kept) if kept and len(kept) < len(pieces) else text
 
 
-_FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def _restated(piece: str, answers: Mapping[str, AnswerValue]) -> bool:
-    """A clause whose every figure is one the card already holds ('ils trouvent que 20
-    tokens par seconde, c'est lent'): the card restated before the change asked."""
-    figures = _FIGURE.findall(digits_in(fold(piece)))
-    held = {float(v) for v in answers.values()
-            if isinstance(v, int | float) and not isinstance(v, bool)}
-    return bool(figures) and all(float(f.replace(",", ".")) in held for f in figures)
+def _restated(piece: str, conv: Conversation, today: date | None) -> bool:
+    """A clause that only says what the card already holds ('ils trouvent que 20 tokens par
+    seconde, c'est lent'): the card restated before the change asked."""
+    if not has_digit(piece):
+        return False
+    found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
+    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    held = all(conv.answers.get(k) == v for k, v in said.items()) and all(
+        any(o.answers and all(conv.answers.get(k) == v for k, v in o.answers.items())
+            for o in p.options) for p in found.unsure.values())
+    return bool(said or found.unsure) and held and not found.refusals
 
 
 def _idle(piece: str, conv: Conversation, today: date | None) -> bool:
