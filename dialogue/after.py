@@ -100,6 +100,8 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
 #: Where a long message's clauses part: after a full stop, a question or exclamation mark, a
 #: colon, a semicolon or a comma, before a space (never inside '1,5' or '10:30').
 _CLAUSE = re.compile(r"(?<=[.!?;:,])\s+")
+#: A message of more clauses is read whole (each clause is read once to weigh it: bounded)
+_MOST_CLAUSES = 8
 
 
 def _asked(text: str, conv: Conversation, today: date | None) -> str:
@@ -110,7 +112,7 @@ def _asked(text: str, conv: Conversation, today: date | None) -> str:
     change and no answer; the rest is read as if typed alone (the whole text when every
     clause is idle, so that a bare 'merci' is still answered)."""
     pieces = _CLAUSE.split(text.strip())
-    if len(pieces) < 2:
+    if not 2 <= len(pieces) <= _MOST_CLAUSES:
         return text
     kept = [p for p in pieces if not _idle(p, conv, today)]
     new = [p for p in kept if not _restated(p, conv, today)]

@@ -27,7 +27,9 @@ from dialogue.understand.text import fold
 _FACTORS = factors()
 _ARTICLE = terms("articles")
 _FACTOR = re.compile(
-    rf"(?<![\w.,])(?:(?P<n>\d+(?:[.,]\d+)?)\s*{terms('times')}(?:\s+{terms('more')})?"
+    rf"(?<![\w.,])(?:(?P<n>\d+(?:[.,]\d+)?)\s*{terms('times')}"
+    rf"(?:\s+(?P<fewer>{terms('fewer')})|\s+{terms('more')})?"
+    rf"|(?P<pct>\d+(?:[.,]\d+)?)\s*%\s*(?:(?P<less>{terms('pct_less')})|{terms('pct_more')})"
     rf"|(?P<w>{alternation(_FACTORS)})(?:\s+{terms('more')})?)(?![\w-])"
     rf"(?P<long>\s+{terms('longer')}(?![\w-]))?")
 #: Where the noun a factor applies to ends: punctuation, or a word that opens a new clause
@@ -55,7 +57,14 @@ def change(text: str, answers: Mapping[str, object]) -> Relative | None:
     m = _FACTOR.search(t)
     if m is None:
         return None
-    factor = float(m["n"].replace(",", ".")) if m["n"] else _FACTORS[m["w"]]
+    if m["pct"]:  # '50 % more users', '20 % de moins'
+        share = float(m["pct"].replace(",", ".")) / 100
+        factor = 1 - share if m["less"] else 1 + share
+    elif m["n"]:  # '2x the users', 'deux fois moins d'epochs'
+        factor = float(m["n"].replace(",", "."))
+        factor = 1 / factor if m["fewer"] and factor else factor
+    else:
+        factor = _FACTORS[m["w"]]
     if not 0 < factor <= 1000 or factor == 1:
         return None
     named: list[tuple[str, list[str]]]
@@ -99,6 +108,6 @@ def _keys(noun: str, answers: Mapping[str, object]) -> tuple[str, list[str]]:
             keys = [k for k in found.answers if k not in found.inferred and k in answers]
             if keys:
                 if "concurrency" in keys and "users_total" not in answers:
-                    return typed, ["concurrency"]
+                    return "", ["concurrency"]  # requests at once stay so, never a headcount
                 return typed, keys
     return "", []
