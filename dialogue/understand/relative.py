@@ -98,7 +98,7 @@ def _keys(noun: str, answers: Mapping[str, object]) -> tuple[str, list[str]]:
     """The card's keys a noun names ('les users' -> users_total, concurrency), as the
     opening's readers read it after a number, and the shape it was read in ('{n} users')."""
     words = _LEAD.sub("", noun.strip()).split()[:2]
-    if not words:
+    if not words or not words[0][0].isalpha():  # '64 x 8k' is a load, never a factor
         return "", []
     training = "examples" in answers or "train_tokens" in answers
     for n in _PROBE_VALUES:
