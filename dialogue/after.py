@@ -10,6 +10,8 @@ engine's own answer; the charts, the quote form and the brief are the face's to 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from datetime import date
 
 from dialogue import answer as reading
@@ -24,10 +26,11 @@ from dialogue.outcome import Step, tell
 from dialogue.readings import Reading
 from dialogue.reply import CardAction, Notice
 from dialogue.slots import ORDER, SLOTS, is_training, serving
-from dialogue.understand import actions, negation
+from dialogue.understand import actions, negation, relative
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
-from engine.wording import msg
+from dialogue.understand.text import fold, has_digit
+from engine.wording import Message, msg
 
 
 def at_result(text: str, turn: Turn, today: date | None) -> Step:
@@ -37,17 +40,28 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     workload is read as its 'change' ('and for llama 3.1 8b?'): the questions it brings are
     asked."""
     conv = turn.conv
+    text = _asked(text, conv, today)
     action = actions.card_action(text)
     if action == "math" or (action is None and negation.asks_why(text)):
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
-    # what the card already holds is no change ('40 tok/s per user' says serving again)
-    said = {k: v for k, v in found.answers.items()
-            if k not in found.inferred and not (SLOTS[KEYS[k].slot].shapes
-                                                and conv.answers.get(k) == v)}
-    if not said and not found.unsure and not found.refusals:  # 'what if half are online?'
-        said = dict(readers.share_of_people(text, conv.answers) or {})
+    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    share = readers.share_of_people(text, conv.answers)  # 'what if half are online?'
+    if share and set(said) <= {"users_total", "concurrency", "workload"} and (
+            said or not (found.unsure or found.refusals)):  # 'one in ten': never 10 at once
+        said = dict(share)
+    times = relative.change(text, conv.answers)
+    if times is not None:  # '2x the concurrency': the card's, doubled
+        moved_slots = {KEYS[k].slot for k in times.values}
+        said = {k: v for k, v in said.items() if KEYS[k].slot not in moved_slots}
+        said.update(times.values)
+        found.unsure = {s: p for s, p in found.unsure.items() if s not in moved_slots}
+        moot = [r for k, r in found.refused.items() if k in KEYS and KEYS[k].slot in moved_slots]
+        found.refusals = [r for r in found.refusals if r not in moot]  # 'deux fois': no length
+    moving = {KEYS[k].slot for k, v in said.items() if conv.answers.get(k) != v}
+    if moving:  # 'run it on RTX 5090s': the GPU moves, not the workload 'run' says again
+        said = {k: v for k, v in said.items() if KEYS[k].slot in moving}
     if "documents" in conv.answers and serving(conv.answers):  # 'what if it's by tomorrow'
         said = for_batch(said)
     can = changeable(plan_of(conv))
@@ -63,13 +77,15 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     if found.refusals:  # 'what about 500000 users?': said why, nothing changes
         return reading.refuse(found.refusals[0])
     if slots and all(s in can for s in slots):
+        before = dict(conv.answers)
         for slot in slots:
             fire("change", turn, slot)
-            got = _completed(slot, text, {k: v for k, v in said.items()
+            typed = times.said if times is not None and times.said else text
+            got = _completed(slot, typed, {k: v for k, v in said.items()
                                           if KEYS[k].slot == slot}, conv, today)
             reading.put(conv, slot, got.answers, "said", got.inferred)
         return moved(turn, tell(Notice(kind="understood", text=msg(
-            "dialogue.notice.changed", answers=[pair(k, v) for k, v in said.items()
+            "dialogue.notice.changed", answers=[_pair(k, v, before) for k, v in said.items()
                                                 if KEYS[k].shown]))))
     if slots:  # 'what about 4-bit?' on a card 4-bit would not change: said why, nothing moves
         stuck = next(s for s in slots if s not in can)
@@ -79,6 +95,54 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     if negation.is_question(text):  # 'why 2 nodes?': the help of the result
         return tell(Notice(kind="info", text=msg("dialogue.help.done", names=words(can))))
     return Step(error=msg("dialogue.error.done"))
+
+
+#: Where a long message's clauses part: after a full stop, a question or exclamation mark, a
+#: colon, a semicolon or a comma, before a space (never inside '1,5' or '10:30').
+_CLAUSE = re.compile(r"(?<=[.!?;:,])\s+")
+#: A message of more clauses is read whole (each clause is read once to weigh it: bounded)
+_MOST_CLAUSES = 8
+
+
+def _asked(text: str, conv: Conversation, today: date | None) -> str:
+    """What a long polite message asks, without the clauses around it that carry nothing:
+    'Merci, c'est très clair ! Et si ... ?', 'pourquoi autant de GPU ? Je voudrais pouvoir
+    l'expliquer au client.', 'Why this many GPUs? Le budget est serré'. A clause carries
+    nothing when it holds no figure, no card action, no why, no share of people, no relative
+    change and no answer; the rest is read as if typed alone (the whole text when every
+    clause is idle, so that a bare 'merci' is still answered)."""
+    pieces = _CLAUSE.split(text.strip())
+    if not 2 <= len(pieces) <= _MOST_CLAUSES:
+        return text
+    kept = [p for p in pieces if not _idle(p, conv, today)]
+    new = [p for p in kept if not _restated(p, conv, today)]
+    kept = new or kept  # 'ils trouvent que 20 tok/s c'est lent : et avec 40 ?': the 40
+    return " ".join(kept) if kept and len(kept) < len(pieces) else text
+
+
+def _restated(piece: str, conv: Conversation, today: date | None) -> bool:
+    """A clause that only says what the card already holds ('ils trouvent que 20 tokens par
+    seconde, c'est lent'): the card restated before the change asked."""
+    if not has_digit(piece):
+        return False
+    found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
+    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    held = all(conv.answers.get(k) == v for k, v in said.items()) and all(
+        any(o.answers and all(conv.answers.get(k) == v for k, v in o.answers.items())
+            for o in p.options) for p in found.unsure.values())
+    return bool(said or found.unsure) and held and not found.refusals
+
+
+def _idle(piece: str, conv: Conversation, today: date | None) -> bool:
+    """Whether one clause of a message carries nothing the card can use (see :func:`_asked`)."""
+    if has_digit(piece) or actions.card_action(piece) is not None or negation.asks_why(piece):
+        return False
+    if negation.CORRECTION.search(fold(piece)):  # '128 concurrent? sorry, 96'
+        return False
+    if readers.share_of_people(piece, conv.answers) or relative.change(piece, conv.answers):
+        return False
+    found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
+    return not (found.answers or found.unsure or found.refusals)
 
 
 def _act(action: CardAction, turn: Turn, today: date | None) -> Step:
@@ -109,6 +173,16 @@ def _explain(turn: Turn, *, math: bool) -> Step:
     return tell(Notice(kind="info", text=msg(
         "dialogue.notice.why", step=closing.step, question=closing.question,
         answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
+
+
+def _pair(key: str, value: AnswerValue, before: Mapping[str, AnswerValue]) -> Message:
+    """One answer changed, said with the value it replaces ('Concurrent requests: 50 ->
+    100'): a change said relative to the card, or in passing, is checked at a glance."""
+    old = before.get(key)
+    if old is None or old == value:
+        return pair(key, value)
+    k = KEYS[key]
+    return msg("dialogue.notice.pair_from", label=k.label, old=k.show(old), new=k.show(value))
 
 
 def _completed(slot: SlotName, text: str, said: dict[str, AnswerValue], conv: Conversation,

@@ -123,7 +123,7 @@ def share_of_people(t: str, a: Answers) -> dict[str, AnswerValue] | None:
     temps ?' after a headcount: that share of the people counted (all of them, when the
     count was taken as all at once), as said."""
     people = a.get("users_total", a.get("concurrency"))
-    share = audience.share_alone(fold(t))
+    share = audience.share_alone(numbers.digits_in(fold(t)))  # 'one in ten at once' too
     if share is None or not isinstance(people, int) or isinstance(people, bool) or people < 2:
         return None
     return {"users_total": people, "concurrency": load.at_once(people, share)}

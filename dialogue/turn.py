@@ -158,7 +158,7 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
         step = Step(error=msg("dialogue.error.cancelled"))
     elif cmd is not None:
-        step = navigate(cmd, turn, today)
+        step = _said_after_verb(cmd, turn, today) or navigate(cmd, turn, today)
     elif len(text) > (config.MAX_CONFIG_CHARS if pasted else MAX_ANSWER_CHARS):
         step = Step(error=msg("dialogue.error.too_long", n=len(text)))
     elif work.state == DONE:
@@ -173,6 +173,20 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     if detected:  # 'aide': help, and from now on in French
         step = replace(step, changed=True)
     return Outcome.of(work, step)
+
+
+def _said_after_verb(cmd: Command, turn: Turn, today: date | None) -> Step | None:
+    """After the card, 'update: the deadline is the end of the month', 'change: 40 users':
+    a change verb before a sentence that names no answer is read as that sentence, when it
+    says a change; otherwise (None) the verb asks which answer to change."""
+    rest = cmd.raw.lstrip(":- ").strip()
+    if turn.conv.state != DONE or cmd.kind != "change" or cmd.slot is not None or not rest:
+        return None
+    trial = Turn(turn.conv.fork())
+    step = at_result(rest, trial, today)
+    if step.error is not None or not step.changed:
+        return None
+    return at_result(rest, turn, today)
 
 
 def _at_question(text: str, turn: Turn, today: date | None) -> Step:

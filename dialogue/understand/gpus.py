@@ -97,6 +97,10 @@ def hardware(said: str) -> dict[str, str | int | float | bool | None]:
     try:
         out: dict[str, str | int | float | bool | None] = {"gpu": gpu(said)}
     except ParseError:
+        named: dict[str, AnswerValue] = {}  # 'pour des H200 stp': the GPU the sentence names
+        find_gpu(f" {t} ", named)
+        if "gpu" in named and "nodes_owned" not in named:
+            return dict(named)
         if t.isdigit():  # '16' at the GPU question: no GPU is named so; a count, said alone
             n = int(t)
             if not 1 <= n <= GPUS_PER_NODE_MAX:

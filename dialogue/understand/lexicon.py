@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict
 from dialogue.understand.text import fold
 from engine.units import Lang
 
-__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "fractions",
-           "key", "loose", "noise_words", "numbered", "raw", "terms", "unread"]
+__all__ = ["LANGS", "Lexicon", "alternation", "alternatives", "compiled", "entries", "factors",
+           "fractions", "key", "loose", "noise_words", "numbered", "raw", "terms", "unread"]
 
 LANGS: tuple[Lang, ...] = ("en", "fr")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -131,6 +131,8 @@ class Lexicon(BaseModel):
     words: dict[str, list[str]] = {}
     fractions: dict[str, int] = {}  # a share said in words: one in how many ('a third': 3)
     approximate: dict[str, int] = {}  # a count said roughly ('une cinquantaine': 50)
+    #: a factor said in a word ('double': 2, 'half': 0.5): a change relative to the card
+    factors: dict[str, float] = {}
     weekdays: dict[str, int] = {}  # Monday 0
     months: dict[str, int] = {}  # January 1
     #: navigation words said as the whole message, and what each does
@@ -327,6 +329,11 @@ def terms(name: str) -> str:
 def fractions() -> dict[str, float]:
     """Both languages' shares said in words, as fractions ('a third' -> 1/3)."""
     return {w: 1 / n for lang in LANGS for w, n in raw(lang).fractions.items()}
+
+
+def factors() -> dict[str, float]:
+    """Both languages' factors said in words ('twice' 2, 'la moitié' 0.5)."""
+    return {w: n for lang in LANGS for w, n in raw(lang).factors.items()}
 
 
 def numbered(table: Literal["approximate", "weekdays", "months"]) -> dict[str, int]:

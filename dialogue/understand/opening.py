@@ -272,7 +272,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
 #: actually make that 150', '64k context (sorry, 32k is enough)'): the new number with the
 #: old one's words.
 _RESAID = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?),?\s*\(?\s*"
+    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?)[,?!]?\s*\(?\s*"
     rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+(?P<b>\d[\d.,]*[km]?)"
     rf"(?:\s+{terms('enough')})?(?=\s*(?:[,;.)]|$))")
 
