@@ -46,7 +46,10 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
-    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    # what the card already holds is no change ('40 tok/s per user' says serving again)
+    said = {k: v for k, v in found.answers.items()
+            if k not in found.inferred and not (SLOTS[KEYS[k].slot].shapes
+                                                and conv.answers.get(k) == v)}
     share = readers.share_of_people(text, conv.answers)  # 'what if half are online?'
     if share and set(said) <= {"users_total", "concurrency", "workload"} and (
             said or not (found.unsure or found.refusals)):  # 'one in ten': never 10 at once
