@@ -447,7 +447,7 @@ def serving_said(answers: Mapping[str, AnswerValue]) -> bool:
     tok/s per user') or a batch of documents to get through ('summarise 2M tickets by
     Friday') is only ever served. A headcount alone ('for our 600 employees') is not: the
     workload it implies is confirmed."""
-    if answers.get("work") == "batch":
+    if answers.get("work") == "batch" or ("documents" in answers and "batch_days" in answers):
         return True
     if "users_total" in answers:
         return answers.get("concurrency", answers["users_total"]) != answers["users_total"]
