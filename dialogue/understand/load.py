@@ -109,7 +109,7 @@ def group(m: re.Match[str], name: str) -> str:
 
 def _rate(lo: float, hi: float, key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = number(group(m, "n"), Kind.RATE)
+        v = number(group(m, "n") or group(m, "m"), Kind.RATE)  # its number, wherever said
         return {key: v} if v is not None and lo <= v <= hi else None
     return read
 
@@ -278,8 +278,10 @@ _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser("speed_per_user", ("per_user_tokens_per_s",),
-               re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
+    # '40 tok/s per user', or whose said first ('each person should get at least 40 tok/s')
+    Recogniser("speed_per_user", ("per_user_tokens_per_s",), re.compile(
+        rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"
+        rf"|\b{terms('each_one')}\s+{terms('per_whom')}\b(?:\s+[a-z']+){{0,5}}?\s+{N2}\s*(?:{RATE})"),
                _rate(1, 10_000, "per_user_tokens_per_s"),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser("speed_like_chatgpt", ("per_user_tokens_per_s",), re.compile(
