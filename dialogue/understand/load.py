@@ -213,7 +213,7 @@ def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _nodes_owned(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(group(m, "n"))
+    v = number(group(m, "n") or group(m, "m"))
     return {"nodes_owned": int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000 \
         else None
 
@@ -356,11 +356,17 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
     # not a GPU's name ('RTX PRO 6000 Server')
+    # 'one 8-GPU H100 node': its GPUs per node were read between, its GPU's name is left
     Recogniser("servers_owned", ("nodes_owned",), re.compile(
-        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"), _nodes_owned,
+        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"
+        rf"|{N2}\s*\|(?=\s*(?:[a-z][\w-]*\s+)?{terms('servers')}\b(?!\s+edition))"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
+    # 'the 4xL40S box we already own': one node, theirs (its GPU's name is left)
+    Recogniser("server_owned", ("nodes_owned",), re.compile(
+        rf"\b{terms('server_one')}\s+{terms('owned_after')}\b"), lambda m, c: {"nodes_owned": 1},
+        cues=("own", "have", "got", "avons", "possed", " a ")),
     Recogniser("gpus_per_node", ("gpus_per_node",), re.compile(
-        rf"{N}\s*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,
+        rf"{N}[\s-]*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,  # '8 GPUs', 'an 8-GPU node'
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
 

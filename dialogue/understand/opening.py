@@ -55,6 +55,7 @@ _CTX_N = counted("n", terms("context_scales"))
 #: - 64'); a dash between words is a dash ('engineers - 25 of them at once - with')
 _MINUS = re.compile(rf"(?:^|\s)(?:[-\u2212](?=\d)|(?<![\w)] )[-\u2212]\s*)"
                     rf"{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
+_APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z])\.(?=\s|$)")
 #: a number written in groups of three ('128 000')
 _GROUPED = re.compile(r"(?<![a-z\d.])(\d{1,3}) (\d{3})\b")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
@@ -77,6 +78,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
+#: not the whole of a share ('1 in 4', '1 sur 4'): what stands before it says so
+_NOT_A_SHARE = "".join(f"(?<!{re.escape(w)} )" for w in entries("share_of"))
 _OWN: tuple[Recogniser, ...] = (
     Recogniser("no_target", ("target_tokens_per_s",), _rx(
         rf"\b{terms('no_target_said')}\b"), lambda m, c: {
@@ -96,8 +99,9 @@ _OWN: tuple[Recogniser, ...] = (
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
+    # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
-        rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
+        rf"{_NOT_A_SHARE}(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
         rf"{terms('said_at_once')}"),
         _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
@@ -200,7 +204,7 @@ ORDER: tuple[str, ...] = (
     "context_after", "context_before", "training_budget", "deadline",
     "int4_refused", "int4_accepted", "mxfp4", "quantized_checkpoint", "bare_k",
     "link", "infiniband_alone", "kv_format", "weight_format",
-    "gpus_per_node", "servers_owned",
+    "gpus_per_node", "servers_owned", "server_owned",
 )
 _ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
                             OVER_A_PERIOD, _MANY_USERS)}
@@ -237,9 +241,9 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     formed = fields.as_phrases(t)
     t = _resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
-    # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:')
-    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]", " ",
-                                 t).split()) + " "
+    # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:');
+    # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'
+    rest = " " + " ".join(_APART.sub(" ", t).split()) + " "
     rest = _GROUPED.sub(r"\1\2", rest)  # "128 000" -> "128000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
