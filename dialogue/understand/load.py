@@ -213,7 +213,7 @@ def _gpus(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 def _nodes_owned(m: re.Match[str], ctx: Context) -> Reading | None:
-    v = number(group(m, "n") or group(m, "m"))
+    v = number(group(m, "n"))
     return {"nodes_owned": int(v)} if v is not None and v == int(v) and 1 <= v <= 10_000 \
         else None
 
@@ -358,8 +358,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # not a GPU's name ('RTX PRO 6000 Server')
     # 'one 8-GPU H100 node': its GPUs per node were read between, its GPU's name is left
     Recogniser("servers_owned", ("nodes_owned",), re.compile(
-        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"
-        rf"|{N2}\s*\|(?=\s*(?:[a-z][\w-]*\s+)?{terms('servers')}\b(?!\s+edition))"), _nodes_owned,
+        rf"(?<!pro )(?<!rtx ){N}\s*(?:(?:x\s*)?{terms('servers')}\b(?!\s+edition)"
+        rf"|\|(?=\s*(?:[a-z][\w-]*\s+)?{terms('servers')}\b(?!\s+edition)))"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
     # 'the 4xL40S box we already own': one node, theirs (its GPU's name is left)
     Recogniser("server_owned", ("nodes_owned",), re.compile(

@@ -79,7 +79,7 @@ _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
 #: not the whole of a share ('1 in 4', '1 sur 4'): what stands before it says so
-_NOT_A_SHARE = "".join(f"(?<!{re.escape(w)} )" for w in entries("share_of"))
+_NOT_A_SHARE = re.compile(rf"(?:^|\s){terms('share_of')}\s*$")
 _OWN: tuple[Recogniser, ...] = (
     Recogniser("no_target", ("target_tokens_per_s",), _rx(
         rf"\b{terms('no_target_said')}\b"), lambda m, c: {
@@ -101,9 +101,10 @@ _OWN: tuple[Recogniser, ...] = (
               "utilisateur", "requete", "conversation", "chat")),
     # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
-        rf"{_NOT_A_SHARE}(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
+        rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
         rf"{terms('said_at_once')}"),
-        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        lambda m, c: None if _NOT_A_SHARE.search(m.string, 0, m.start()) else {
+            "concurrency": numbers.concurrency(m["v"].strip())},
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
     Recogniser("concurrency_named", ("concurrency",),
@@ -308,6 +309,8 @@ _RESAID_BARE = re.compile(
 
 def _resaid(t: str) -> str:
     """Each value corrected in the sentence by its new one."""
+    if REVALUE.search(t) is None:  # the cheap test: no word that corrects
+        return t
     t = _GROUPED.sub(r"\1\2", t)  # '8 000 tokens, pardon, 16 000 tokens': whole numbers
     t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
     return _RESAID_BARE.sub(lambda m: m["b"], t)  # '8k, enfin plutôt 16k': 16k
