@@ -78,6 +78,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
+#: a verb that denies what was just named, a few words on ('..., we don't want it')
+_DENIED_AFTER = re.compile(rf"(?:\s+[^\s|]+){{0,3}}?\s+{terms('denied_after')}(?=\s|$)")
 #: not the whole of a share ('1 in 4', '1 sur 4'): what stands before it says so
 _NOT_A_SHARE = re.compile(rf"(?:^|\s){terms('share_of')}\s*$")
 _OWN: tuple[Recogniser, ...] = (
@@ -141,7 +143,10 @@ _OWN: tuple[Recogniser, ...] = (
         # 'run it at 4-bit', 'quantifié en 4 bits'
         rf"|(?<!not )(?<!pas )\b{terms('int4_at')} (?:l'|the )?{terms('int4_bits')}\b"
         rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
-        lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
+        # never a consent a verb just after denies ('la quantification en 4 bits, nous n'en
+        # voulons pas'): nothing is taken, the question asks it
+        lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
+        cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
     Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable

@@ -155,3 +155,20 @@ def test_hardware_said_in_a_long_message(said: str, want: dict[str, Any]) -> Non
 def test_a_dash_between_words_is_no_minus_sign() -> None:
     found = extract("gpt-oss-20b for our engineers - 25 of them at once - with 8k context")
     assert found.answers.get("concurrency") == 25 and not found.refusals
+
+
+@pytest.mark.parametrize(("said", "lang"), [
+    ("Qwen2.5 72B, 60 users. La quantification en 4 bits n'est pas souhaitée.", "fr"),
+    ("Qwen2.5 72B, 60 users, une quantification sur 4 bits n'est pas envisageable", "fr"),
+    ("Qwen2.5 72B, 60 users, 4-bit quantisation isn't an option", "en"),
+])
+def test_four_bit_refused_in_formal_words_is_a_no(said: str, lang: str) -> None:
+    assert extract(said, lang).answers.get("int4") is False  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("said", "lang"), [
+    ("Qwen2.5 72B, 60 users. La quantification en 4 bits, nous n'en voulons pas.", "fr"),
+    ("Qwen2.5 72B, 60 users, quantized to 4-bit? we do not want that", "en"),
+])
+def test_four_bit_named_then_denied_is_never_a_consent(said: str, lang: str) -> None:
+    assert extract(said, lang).answers.get("int4") is not True  # type: ignore[arg-type]
