@@ -31,7 +31,9 @@ __all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE", "share_alone"]
 
 #: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
 _FRACTIONS = fractions()
-SHARE = (rf"(?:(?P<a>\d+)\s*{terms('share_of')}\s*(?P<b>\d+)"
+#: ('un employé sur cinq', 'one user in ten': the people counted may stand in the share)
+SHARE = (rf"(?:(?:(?P<a>\d+)|{terms('share_one')})\s*(?:(?:{HEADS}|{terms('people')})\s+)?"
+         rf"{terms('share_of')}\s*(?P<b>\d+)"
          rf"|(?P<pct>\d+(?:[.,]\d+)?)\s*{terms('percent')}"
          rf"|(?P<frac>{alternation(_FRACTIONS)}))")
 #: What says, before it, that a share is of people at once ('peak 15%', 'concurrency 10 %').
@@ -47,9 +49,8 @@ def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
     a, b, pct, frac = (group(m, k) for k in ("a", "b", "pct", "frac"))
     if people is None or people != int(people) or not 2 <= people <= 10_000_000:
         return None
-    share = (int(a) / int(b) if a and b and int(b) else
-             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac))
-    if share is None or not 0 < share <= 1:
+    share = _share(a, b, pct, frac)
+    if share is None:
         return None
     n = at_once(int(people), share)
     if n > CONCURRENCY_MAX:
@@ -114,7 +115,13 @@ def share_alone(folded: str) -> float | None:
     m = _SHARE_ALONE.search(folded)
     if m is None:
         return None
-    a, b, pct, frac = (m.group(k) for k in ("a", "b", "pct", "frac"))
-    share = (int(a) / int(b) if a and b and int(b) else
-             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac or ""))
+    a, b, pct, frac = (m.group(k) or "" for k in ("a", "b", "pct", "frac"))
+    return _share(a, b, pct, frac)
+
+
+def _share(a: str, b: str, pct: str, frac: str) -> float | None:
+    """The share the groups of :data:`SHARE` say ('1 in 3', 'un sur cinq' with no digit
+    before, '30 %', 'a third'), or None when it is none (nothing, or more than all)."""
+    share = ((int(a or 1) / int(b) if int(b) else None) if b else
+             float(pct.replace(",", ".")) / 100 if pct else _FRACTIONS.get(frac))
     return share if share is not None and 0 < share <= 1 else None

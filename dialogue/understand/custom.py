@@ -105,7 +105,7 @@ def counts(text: str, lang: Lang = "en") -> Counts | None:
 _DENSE_IN_SENTENCE = [
     re.compile(rf"\b{terms('model_word')}\s+(?:dense\s+)?(?:de\s+|of\s+)?" + _count("total")
                + rf"(?:\s+(?:de\s+|d')?{terms('params')})?\b"),
-    re.compile(_count("total") + rf"\s*(?:(?:de\s+|of\s+)?{terms('params')}"
+    re.compile(_count("total") + rf"[\s-]*(?:(?:de\s+|of\s+)?{terms('params')}"
                rf"|dense(?:\s+{terms('model_word')})?|(?:parameter|param)\s+(?:dense\s+)?model)\b"),
 ]
 

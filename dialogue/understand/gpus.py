@@ -214,10 +214,16 @@ def _avoided(rest: str, answers: dict[str, AnswerValue]
     return rest, None
 
 
+_GLUED_COUNT = re.compile(r"(?<!\S)(\d+x)([a-z][a-z0-9-]*)(?!\S)")
+
+
 def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
     """Take a GPU named in the sentence ('on 8x H100s', 'on our 4x L40S', 'on a 4090') out
     of it, with the count per node before it: exact catalog names only; a refused one ('not
     on H100s') is one to avoid."""
+    if "x" in rest:  # a count glued to the GPU's name ('4xL40S'): '4x L40S'
+        rest = _GLUED_COUNT.sub(
+            lambda m: f"{m[1]} {m[2]}" if _gpu_word(m[2]) else m[0], rest)
     rest, hits = _avoided(rest, answers)
     ws = rest.split(" ")
     for i, size, cand in _named(ws) if hits is None else hits:
@@ -241,5 +247,7 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
         elif count is not None:
             for k, v in whole_nodes(count).items():
                 answers.setdefault(k, v)
+        elif "nodes_owned" in answers and _NODES.fullmatch(after):  # 'one 8-GPU H100 node'
+            size += 1
         return " ".join([*ws[:i], "|", *ws[i + size :]])
     return rest

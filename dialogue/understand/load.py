@@ -109,7 +109,7 @@ def group(m: re.Match[str], name: str) -> str:
 
 def _rate(lo: float, hi: float, key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = number(group(m, "n"), Kind.RATE)
+        v = number(group(m, "n") or group(m, "m"), Kind.RATE)  # its number, wherever said
         return {key: v} if v is not None and lo <= v <= hi else None
     return read
 
@@ -278,8 +278,10 @@ _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
 RECOGNISERS: tuple[Recogniser, ...] = (
-    Recogniser("speed_per_user", ("per_user_tokens_per_s",),
-               re.compile(rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"),
+    # '40 tok/s per user', or whose said first ('each person should get at least 40 tok/s')
+    Recogniser("speed_per_user", ("per_user_tokens_per_s",), re.compile(
+        rf"{N}\s*(?:{RATE})\s*(?:{_EACH}|{_APIECE})"
+        rf"|\b{terms('each_one')}\s+{terms('per_whom')}\b(?:\s+[a-z']+){{0,5}}?\s+{N2}\s*(?:{RATE})"),
                _rate(1, 10_000, "per_user_tokens_per_s"),
         cues=("tok", "tps", "jeton", "t/s")),
     Recogniser("speed_like_chatgpt", ("per_user_tokens_per_s",), re.compile(
@@ -357,11 +359,17 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer
     # not a GPU's name ('RTX PRO 6000 Server')
+    # 'one 8-GPU H100 node': its GPUs per node were read between, its GPU's name is left
     Recogniser("servers_owned", ("nodes_owned",), re.compile(
-        rf"(?<!pro )(?<!rtx ){N}\s*(?:x\s*)?{terms('servers')}\b(?!\s+edition)"), _nodes_owned,
+        rf"(?<!pro )(?<!rtx ){N}\s*(?:(?:x\s*)?{terms('servers')}\b(?!\s+edition)"
+        rf"|\|(?=\s*(?:[a-z][\w-]*\s+)?{terms('servers')}\b(?!\s+edition)))"), _nodes_owned,
         cues=("server", "node", "machine", "serveur", "noeud")),
+    # 'the 4xL40S box we already own': one node, theirs (its GPU's name is left)
+    Recogniser("server_owned", ("nodes_owned",), re.compile(
+        rf"\b{terms('server_one')}\s+{terms('owned_after')}\b"), lambda m, c: {"nodes_owned": 1},
+        cues=("own", "have", "got", "avons", "possed", " a ")),
     Recogniser("gpus_per_node", ("gpus_per_node",), re.compile(
-        rf"{N}\s*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,
+        rf"{N}[\s-]*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,  # '8 GPUs', 'an 8-GPU node'
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
 

@@ -45,6 +45,8 @@ _UNIT_SLASH = re.compile(r"^(?:\d|tok|tokens?|t|req|requests?|gb|go|mb|and|or|et
                          r"|per|s|sec|w)/", re.I)
 _SHAPE = re.compile(r"^[a-z]{1,12}[-.]?\d[\w.+-]*$")
 _SIZE_WORD = re.compile(r"^\d+(?:[.,]\d+)?[bmt]$|^\d+x\d+b$")
+#: an MoE's size written without its 'b' ('mixtral 8x7'): a size only beside a family's name
+_BARE_MOE = re.compile(r"^\d+x\d+$")
 MAX_RUN = 7  # words in one model mention ('deepseek r1 distill llama 70b instruct awq')
 MAX_RUNS = 8  # mentions read in one message: a pasted list of names stays a fast turn
 LOOKUPS = 12  # catalog look-ups for one message (each well under 0.2 ms): a bounded turn
@@ -206,11 +208,20 @@ def _runs(ws: list[str], noise: re.Pattern[str]) -> list[tuple[int, int]]:
         if not flags[i] and ws[i] in _CHECKPOINT and (
                 (i > 0 and flags[i - 1]) or (i + 1 < len(ws) and flags[i + 1])):
             flags[i] = True
+    for i in range(1, len(ws)):  # 'mixtral 8x7': a size without its 'b', beside a name
+        if not flags[i] and _BARE_MOE.match(ws[i]) and flags[i - 1] and _family(ws[i - 1]):
+            flags[i] = True
     for i in range(len(ws) - 1):
+        # a word before a size or a name the catalog does not know ('yi 34b'); never before
+        # a name it knows ('prod qwen3 235b', 'rouler qwen2.5 14b': the name starts there)
         if (not flags[i] and flags[i + 1] and ws[i].isalpha() and len(ws[i]) >= 2
                 and not noise.fullmatch(ws[i])
-                and (_SIZE_WORD.match(ws[i + 1]) or _SHAPE.match(ws[i + 1]))):
+                and (_SIZE_WORD.match(ws[i + 1]) or (
+                    _SHAPE.match(ws[i + 1]) and not _known(ws[i + 1])))):
             flags[i] = True
+    for i in range(1, len(ws)):  # 'qwen2.5 7b, a one-word label': a count after a size
+        if flags[i] and flags[i - 1] and ws[i].isdigit() and _SIZE_WORD.match(ws[i - 1]):
+            flags[i] = False
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(ws):
@@ -224,6 +235,17 @@ def _runs(ws: list[str], noise: re.Pattern[str]) -> list[tuple[int, int]]:
         else:
             i += 1
     return spans
+
+
+@lru_cache(maxsize=8192)
+def _known(word: str) -> bool:
+    """A word the catalog's names hold (or a typo of one): 'qwen3', 'lama'; never 'prod'."""
+    return len(word) <= 120 and known_word(word, catalog().models)
+
+
+def _family(word: str) -> bool:
+    """A word of a model family's name ('mixtral', 'qwen3'), not a bare number or size."""
+    return any(c.isalpha() for c in word) and not _SIZE_WORD.match(word) and _known(word)
 
 
 #: everyday words a name also holds ('plus', 'large'): never a name alone
@@ -321,6 +343,7 @@ def _without(chunks: list[list[str]], ci: int, a: int, b: int) -> str:
 
 def _mention(words: list[str], lang: Lang,
              budget: _Budget) -> tuple[Answers, Proposal | Fetch | Refusal | None]:
+    words = [f"{w}b" if _BARE_MOE.match(w) else w for w in words]  # 'mixtral 8x7': 8x7b
     said = " ".join(words)
     repo = next((r for w in words if (r := hub_id(w)) is not None), None)
     if repo is not None:

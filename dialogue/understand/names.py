@@ -42,6 +42,15 @@ WORKLOAD_RE = {w: re.compile(rf"\b(?:{p})\b") for w, p in _WORKLOAD_PATTERNS.ite
 _SPECIFIC: tuple[Named, ...] = ("qlora", "lora", "full-finetune")  # named anywhere, they win
 
 
+#: phrases that hold a workload's word and name none ('en train de': busy doing)
+_NO_WORKLOAD = re.compile(rf"\b{terms('no_workload')}")
+
+
+def _masked(folded: str) -> str:
+    """The sentence with those phrases blanked, every other word where it was."""
+    return _NO_WORKLOAD.sub(lambda m: " " * len(m.group(0)), folded)
+
+
 def trains(folded: str) -> bool:
     """Whether a sentence names a training of any kind (a fine-tune, a pre-training)."""
     return (find_workload(folded) or ("inference",))[0] != "inference"
@@ -63,7 +72,9 @@ def _whole(folded: str, span: tuple[int, int]) -> tuple[int, int]:
 def find_workload(folded: str) -> tuple[Named, tuple[int, int]] | None:
     """The workload a folded sentence names, and where: a kind of fine-tune named anywhere
     wins ('fine-tune it with LoRA'); otherwise the first workload word. A refused one ('not
-    a full fine-tune', 'pas d'inférence') does not count."""
+    a full fine-tune', 'pas d'inférence') does not count, nor a phrase that only holds
+    its word ('en train de')."""
+    folded = _masked(folded)
     for w in _SPECIFIC:
         for m in WORKLOAD_RE[w].finditer(folded):
             if not negated(folded, m.start()):

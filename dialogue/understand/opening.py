@@ -45,12 +45,19 @@ from dialogue.understand.noise import NOISE, PUNCT
 from dialogue.understand.patterns import HEADS, TOK, N, counted, number
 from dialogue.understand.text import fold, shown
 from dialogue.understand.unknown import refuse_unknown_gpu
+from engine.catalog import catalog
 from engine.units import NUMBER, SCALE, Kind, Lang
 from engine.wording import msg
 
 #: a number before 'context' is never in billions ('llama 3.3 70b contexte 16k': the model's)
 _CTX_N = counted("n", terms("context_scales"))
-_MINUS = re.compile(rf"(?:^|\s)[-\u2212]\s*{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
+#: a minus sign: stuck to its number ('-64'), or spaced where no word comes before ('users:
+#: - 64'); a dash between words is a dash ('engineers - 25 of them at once - with')
+_MINUS = re.compile(rf"(?:^|\s)(?:[-\u2212](?=\d)|(?<![\w)] )[-\u2212]\s*)"
+                    rf"{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
+_APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z])\.(?=\s|$)")
+#: a number written in groups of three ('128 000')
+_GROUPED = re.compile(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
 
 
@@ -71,6 +78,10 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 
+#: a verb that denies what was just named, a few words on ('..., we don't want it')
+_DENIED_AFTER = re.compile(rf"(?:\s+[^\s|]+){{0,3}}?\s+{terms('denied_after')}(?=\s|$)")
+#: not the whole of a share ('1 in 4', '1 sur 4'): what stands before it says so
+_NOT_A_SHARE = re.compile(rf"(?:^|\s){terms('share_of')}\s*$")
 _OWN: tuple[Recogniser, ...] = (
     Recogniser("no_target", ("target_tokens_per_s",), _rx(
         rf"\b{terms('no_target_said')}\b"), lambda m, c: {
@@ -83,16 +94,19 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?P<v>{N}\s*(?:{numbers.RATE}))(?:\s*{terms('in_total_after')}\b)?"),
                _one("target_tokens_per_s", lambda s, c: numbers.target(s)),
         cues=("tok", "tps", "jeton", "t/s")),
+    # never a model's size before its checkpoint's word ('llama2 7b chat': no 7B chats)
     Recogniser("users_at_once", ("concurrency",), _rx(
-        rf"(?P<v>{N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
+        rf"(?P<v>(?![\d.]+b\b){N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
         rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
+    # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
         rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
         rf"{terms('said_at_once')}"),
-        _one("concurrency", lambda s, c: numbers.concurrency(s)),
+        lambda m, c: None if _NOT_A_SHARE.search(m.string, 0, m.start()) else {
+            "concurrency": numbers.concurrency(m["v"].strip())},
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
     Recogniser("concurrency_named", ("concurrency",),
@@ -103,7 +117,9 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?P<v>{_CTX_N}\s*(?:{terms('tokens_of')}\s+)?{terms('context_word')}\b"
         r"(?:\s+window)?)"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("context_before", ("context",), _rx(
-        rf"\b{terms('context_word')}(?: {terms('length_window')})?(?:\s?{terms('context_of')})?"
+        rf"\b{terms('context_word')}(?: {terms('length_window')})?"
+        # up to two words before its 'of' ('le contexte retenu serait de 16 000 tokens')
+        rf"(?:(?:\s+(?!{terms('context_of')}\b)[a-z]+){{0,2}}?\s*{terms('context_of')})?"
         rf"\s*(?P<v>{N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("training_budget", ("train_tokens",), _rx(
         rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
@@ -127,7 +143,10 @@ _OWN: tuple[Recogniser, ...] = (
         # 'run it at 4-bit', 'quantifié en 4 bits'
         rf"|(?<!not )(?<!pas )\b{terms('int4_at')} (?:l'|the )?{terms('int4_bits')}\b"
         rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
-        lambda m, c: {"int4": True}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
+        # never a consent a verb just after denies ('la quantification en 4 bits, nous n'en
+        # voulons pas'): nothing is taken, the question asks it
+        lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
+        cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
     Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
@@ -191,7 +210,7 @@ ORDER: tuple[str, ...] = (
     "context_after", "context_before", "training_budget", "deadline",
     "int4_refused", "int4_accepted", "mxfp4", "quantized_checkpoint", "bare_k",
     "link", "infiniband_alone", "kv_format", "weight_format",
-    "gpus_per_node", "servers_owned",
+    "gpus_per_node", "servers_owned", "server_owned",
 )
 _ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
                             OVER_A_PERIOD, _MANY_USERS)}
@@ -223,14 +242,15 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     catalog search (answers typed beside another question's); ``training``: the conversation
     is about training (by default, whether the sentence names one)."""
     found = Found()
-    t = fields.as_phrases(numbers.digits_in(fold(said)))  # 'users: 64' -> '64 users'
-    t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
+    # a value corrected inside a form's field too ('Load: 30 users, no, make that 50')
+    t = _resaid(numbers.digits_in(fold(said)))
+    formed = fields.as_phrases(t)
+    t = _resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
-    # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:')
-    rest = " " + " ".join(re.sub(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]", " ",
-                                 t).split()) + " "
-    rest = re.sub(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b", lambda m: m[0].replace(" ", ""),
-                  rest)  # "128 000" -> "128000", "2 000 000" -> "2000000"
+    # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:');
+    # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'
+    rest = " " + " ".join(_APART.sub(" ", t).split()) + " "
+    rest = _GROUPED.sub(lambda m: m[0].replace(" ", ""), rest)  # "2 000 000" -> "2000000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
@@ -249,6 +269,10 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = _workload(rest, found)
     _whose_speed(t, found)
     rest = _vague_speed(rest, found)
+    if find_model and found.answers.get("workload") == "pretrain":
+        rest = _size_to_train(rest, found)
+    if find_model and isinstance(found.answers.get("model"), float):
+        rest = _named_too(rest, lang, found)
     if find_model and "model" not in found.answers and found.hint is None:
         mention = models.find(rest, lang, NOISE)
         rest = mention.rest
@@ -269,12 +293,71 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
 
 
 #: A count corrected by a bare number ('64 users, pardon 128', '120 concurrent users at peak,
-#: actually make that 150', '64k context (sorry, 32k is enough)'): the new number with the
-#: old one's words.
+#: actually make that 150', '64k context (sorry, 32k is enough)', '40,000 patents - sorry,
+#: 400,000 -') or by a number with the same word again ('2k tokens, sorry, 1,500 tokens on
+#: average', '300 collaborateurs, non, à 350 collaborateurs'): the new number with the old
+#: one's words. A corrected number is whole ('1,500' is never '1' before ',500'), and a bare
+#: one ends its phrase (a stop, a dash, a clause's lead: 'make that 50 once the team joins').
+_CORRECTING = (rf"\s*[,?!(\u2013\u2014-]?\s*\(?\s*"
+               rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+"
+               rf"(?:{terms('corrected_lead')}\s+)?")
+_ENDS = rf"(?=\s*(?:[,;.)]|$)|\s+[\u2013\u2014-]\s|\s+{terms('clause_lead')}\b)"
+_CLOSING = r"(?:\s+[\u2013\u2014-](?=\s))?"  # the dash that closes an aside ('- sorry, 25 -')
+_NEW = r"(?P<b>\d[\d.,]*[km]?)(?![\d.,]*\d)"
 _RESAID = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>[a-z][\w/'-]*(?:\s+[a-z][\w/'-]*){{0,3}}?)[,?!]?\s*\(?\s*"
-    rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+(?P<b>\d[\d.,]*[km]?)"
-    rf"(?:\s+{terms('enough')})?(?=\s*(?:[,;.)]|$))")
+    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>(?P<u1>[a-z][\w/'-]*)(?:\s+[a-z][\w/'-]*){{0,3}}?)"
+    rf"{_CORRECTING}{_NEW}(?:\s+(?P=u1)\b|(?:\s+{terms('enough')})?{_ENDS}{_CLOSING})")
+#: A bare number corrected by another ('context de 8k, enfin plutôt 16k parce que'): the new.
+_RESAID_BARE = re.compile(
+    rf"(?<![\w.])\d[\d.,]*[km]?(?=[\s,(-]){_CORRECTING}{_NEW}{_ENDS}{_CLOSING}")
+
+
+def _resaid(t: str) -> str:
+    """Each value corrected in the sentence by its new one."""
+    if REVALUE.search(t) is None:  # the cheap test: no word that corrects
+        return t
+    t = _GROUPED.sub(lambda m: m[0].replace(" ", ""), t)  # whole numbers
+    t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
+    return _RESAID_BARE.sub(lambda m: m["b"], t)  # '8k, enfin plutôt 16k': 16k
+
+
+#: a model to pre-train said by its size alone ('a 7b from scratch', 'a 13B model')
+_SIZE_TO_TRAIN = re.compile(
+    rf"(?:^|\s){terms('one_article')}\s+(?P<v>\d+(?:[.,]\d+)?\s*b)(?:[\s-]+{terms('params')})?"
+    rf"(?:\s+{terms('model_word')})?(?=[\s|]|$)")
+
+
+def _size_to_train(rest: str, found: Found) -> str:
+    """A pre-training's model said by its size ('pretraining a 7b from scratch'): a model
+    of that size, dense, is what is trained (no catalog model is pre-trained again)."""
+    if "model" in found.answers:
+        return rest
+    m = _SIZE_TO_TRAIN.search(rest)
+    size = custom.bare_size(m["v"], "en") if m is not None else None
+    if m is None or size is None or not 0 < size <= custom.PARAMS_MAX_B:
+        return rest
+    found.answers["model"] = size
+    return rest[: m.start()] + " | " + rest[m.end():]
+
+
+def _named_too(rest: str, lang: Lang, found: Found) -> str:
+    """A catalog model named beside its counts ('DeepSeek-R1 (le modèle complet de 671
+    milliards de paramètres)'): the named one, when the counts agree with its own."""
+    mention = models.find(rest, lang, NOISE)
+    named = mention.answers.get("model")
+    entry = catalog().models.get(named) if isinstance(named, str) else None
+    total, active = found.answers.get("model"), found.answers.get("active_params_b")
+    if entry is None or not isinstance(total, float) or not _near(total, entry.params_b) or (
+            isinstance(active, float) and not _near(active, entry.active_params_b)):
+        return rest
+    found.answers["model"] = entry.id
+    found.answers.pop("active_params_b", None)
+    return mention.rest
+
+
+def _near(said: float, published: float | None) -> bool:
+    """A count said agrees with a published one (within 2.5 %: '671 milliards' is R1's)."""
+    return published is not None and abs(said - published) <= 0.025 * max(said, published)
 
 
 def _counts(rest: str, lang: Lang, found: Found) -> str:
