@@ -152,7 +152,8 @@ _OWN: tuple[Recogniser, ...] = (
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser("quantized_checkpoint", ("int4",), _rx(
         rf"\b{terms('quantized')}(?:[-_ ]{terms('quantized_tail')}\b)*\b"),
-        lambda m, c: {"int4": True}, frozenset({"int4"}),
+        lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
+        frozenset({"int4"}),
         cues=("int", "awq", "gptq", "w4a16", "4 bit", "4bit", "4-bit")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
     Recogniser("bare_k", ("context",), _rx(r"(?P<v>(?<![\w.\-])\d+\s*k)(?![a-z0-9/])"), _CONTEXT,
