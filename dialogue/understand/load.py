@@ -38,6 +38,7 @@ from dialogue.understand.patterns import (
     ROLES,
     TOK,
     N,
+    counted,
     items,
     number,
     of_items,
@@ -148,9 +149,12 @@ def _tokens(text: str) -> int | None:
     return int(v) if v is not None and v == int(v) and 1 <= v <= 10_000_000 else None
 
 
+_N_APART = counted("o")  # a length said a few words after what it measures
+
+
 def _length(key: str) -> Callable[[re.Match[str], Context], Reading | None]:
     def read(m: re.Match[str], ctx: Context) -> Reading | None:
-        v = _tokens(group(m, "n") or group(m, "m") or group(m, "k"))
+        v = _tokens(group(m, "n") or group(m, "m") or group(m, "k") or group(m, "o"))
         return {key: v} if v is not None else None
     return read
 
@@ -338,7 +342,11 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
         rf"|\s*-?\s*(?:token|tok)\s*-?\s*{terms('output_named')}\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
-        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"), _length("output_tokens"),
+        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"
+        # words between, then a length in tokens ('la sortie c'est un JSON d'à peu près 500
+        # tokens', 'a label out, say 5 tokens')
+        rf"|{terms('output_before')}(?:\s+[^\s|\d]+){{1,7}}?\s+{_N_APART}\s*{TOK}\b"),
+        _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               "summar", "resume", "synthes",
               " out ", *sorted({w[:6] for w in entries("output_named")}))),

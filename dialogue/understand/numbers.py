@@ -145,6 +145,8 @@ def digits_in(folded: str) -> str:
         run = m.group(0)
         if set(run.replace("-", " ").split()) <= _ARTICLES:
             return run
+        if " " not in run.strip() and m.string[m.end():m.end() + 1] == ":":
+            return run  # 'Quick one: ...' is no count
         return spelled(run.strip()) + (" " if run.endswith((" ", "-")) else "")
     folded = _ONE_OF.sub("1 ", _ONE_SPAN.sub(lambda m: f"{m['lead']} 1 ", folded))
     return _RUN.sub(one, folded)

@@ -470,6 +470,8 @@ def _batch(rest: str, ctx: Context, found: Found) -> str:
     throughput); without their size, the context question asks that."""
     if "documents" not in found.answers:
         return rest  # (without their size, the context question asks it)
+    if "prompt_tokens" in found.answers and "document_tokens" not in found.answers:
+        found.answers["document_tokens"] = found.answers.pop("prompt_tokens")  # '800 en entrée'
     m = load.BATCH_WHEN.search(rest)
     days = load.batch_days(rest, ctx) if m is not None else None
     if m is None and isinstance(found.answers.get("deadline_days"), float):

@@ -89,7 +89,8 @@ def assert_whole_words(reply: Reply, line: str) -> None:
     of a word a pattern read only in part ('64 requêtes simultanées' left 'es')."""
     folded = fold(line)
     typed = {w.strip(".,;:!?") for t in (folded, digits_in(folded))
-             for w in re.split(r"[\s,;!?()]+", t)}
+             for split in (r"[\s,;!?()]+", r"[\s,;!?()-]+")  # 'one-word': whole, or two
+             for w in re.split(split, t)}
     for n in reply.notices:
         if n.text.id == "dialogue.notice.ignored":
             for chunk in n.text.params["words"]:  # type: ignore[union-attr]
@@ -113,7 +114,10 @@ def assert_safe(reply: Reply, typed: list[str]) -> None:
         assert rec.model.id == req["model"]
         if src["model"] == "said":
             spec = catalog().models[req["model"]]
-            assert any(k and k in everything for k in model_keys(spec)), (req["model"], typed)
+            # an MoE's name may drop its size's last 'b' ('mixtral 8x7')
+            keys = {k for key in model_keys(spec)
+                    for k in (key, re.sub(r"(\d+x\d+)b$", r"\1", key))}
+            assert any(k and k in everything for k in keys), (req["model"], typed)
     if src["workload"] == "said" and req["workload"] != "inference":
         words = _SAID_WORKLOAD[req["workload"]]  # an oracle of its own, not the readers'
         assert any(w in fold(" ".join(typed)) for w in words), (req["workload"], typed)
