@@ -23,7 +23,7 @@ from dialogue.keys import KEYS, for_batch
 from dialogue.machine import Turn, fire
 from dialogue.navigation import change, changeable, moved, plan_of, stay, words
 from dialogue.outcome import Step, tell
-from dialogue.readings import Reading
+from dialogue.readings import Reading, Refusal
 from dialogue.reply import CardAction, Notice
 from dialogue.slots import ORDER, SLOTS, is_training, serving
 from dialogue.understand import actions, negation, relative
@@ -95,6 +95,9 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         return change(Command("change", stuck, raw=stuck), turn, today)
     if action is not None:
         return _act(action, turn, today)
+    assumed = _at_assumed(text, conv, can, today)
+    if assumed is not None:  # 'as fast as ChatGPT', 'none': the assumed speed's change
+        return change(Command("change", assumed, raw=assumed, value=text), turn, today)
     if negation.is_question(text):  # 'why 2 nodes?': the help of the result
         return tell(Notice(kind="info", text=msg("dialogue.help.done", names=words(can))))
     return Step(error=msg("dialogue.error.done"))
@@ -146,6 +149,24 @@ def _idle(piece: str, conv: Conversation, today: date | None) -> bool:
         return False
     found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
     return not (found.answers or found.unsure or found.refusals)
+
+
+def _at_assumed(text: str, conv: Conversation, can: list[SlotName],
+                today: date | None) -> SlotName | None:
+    """The question whose assumed answer a text no sentence reads would answer ('as fast as
+    ChatGPT', 'none', 'pas d'objectif' after a card that assumed the speed): what the card
+    offers to change in one click reads what its question reads, as 'change <it> to
+    <text>' would. Never a yes or a no (no answer to a question the card did not ask), nor a
+    bare number (users, a context or a speed: it says none), nor a question that shapes the
+    others (a model or a workload changes only when said)."""
+    if negation.polarity(text) is not None or not re.search(r"[^\W\d_]", text):
+        return None
+    weak = {KEYS[k].slot for k, s in conv.sources.items() if s == "assumed" and k in KEYS}
+    for slot in ORDER:
+        if slot in weak and slot in can and not SLOTS[slot].shapes and not isinstance(
+                SLOTS[slot].read(text, conv.answers, conv.language, today), Refusal):
+            return slot
+    return None
 
 
 def _act(action: CardAction, turn: Turn, today: date | None) -> Step:

@@ -123,7 +123,12 @@ def then(turn: Turn, step: Step) -> Step:
 
 def moved(turn: Turn, step: Step) -> Step:
     """An answer was read: move on (an engine refusal refuses the answer, and what was said
-    of it)."""
+    of it). Once the model, the work, the load and the context are known, the per-user
+    speed nobody said, proposed or refused is assumed and shown with its one-click change,
+    exactly as an opening that gives them all gets it: the same answers give the same card
+    whether typed at once or one question at a time (the speed question is still there,
+    through 'change speed' or the card's button; what it reads is read after the card)."""
+    step += reading.assume_rest(turn.conv, frozenset(turn.conv.reask))
     try:
         moved = advance(turn)
     except EngineFailed as exc:

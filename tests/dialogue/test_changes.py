@@ -66,3 +66,60 @@ def test_a_clause_restating_the_card_is_not_the_change() -> None:
                         "Ils trouvent que 20 tokens par seconde, c'est un peu lent : et avec "
                         "40 tokens par seconde par utilisateur ?")
     assert _answers(card)["per_user_tokens_per_s"] == 40
+
+
+def _stepwise(d: Dialogue, lang: str = "en") -> Reply:
+    """Model, workload, load and context, one question at a time."""
+    if lang == "fr":
+        d.start("k", "on veut servir llama 3.1 8b")
+        for said in ("inférence", "25 utilisateurs"):
+            d.handle("k", said)
+        return d.handle("k", "8k")
+    d.start("k", "llama 3.1 8b")
+    for said in ("inference", "25 users"):
+        d.handle("k", said)
+    return d.handle("k", "8k")
+
+
+def test_the_same_answers_give_the_same_card_at_once_or_one_at_a_time() -> None:
+    once = Dialogue(MemoryStore()).start("k", "llama 3.1 8b inference 25 users 8k")
+    step = _stepwise(Dialogue(MemoryStore()))
+    assert once.kind == step.kind == "result" and once.request == step.request
+    assert step.sources["per_user_tokens_per_s"] == "assumed"
+    assert "dialogue.notice.assumed" in [n.text.id for n in step.notices]
+    assert step.nav[0].value == "change target"  # the assumed speed: one click to change
+
+
+def test_what_the_speed_question_reads_is_read_after_the_card() -> None:
+    """Typed after a card that assumed the speed, each reads as at the speed question."""
+    cases = [("en", "30 tok/s per user", {"per_user_tokens_per_s": 30.0}, "said"),
+             ("en", "as fast as ChatGPT", {"per_user_tokens_per_s": 40.0}, "assumed"),
+             ("fr", "aussi rapide que ChatGPT", {"per_user_tokens_per_s": 40.0}, "assumed"),
+             ("en", "none", {"target_tokens_per_s": None}, "said"),
+             ("en", "no target", {"target_tokens_per_s": None}, "said"),
+             ("fr", "pas d'objectif", {"target_tokens_per_s": None}, "said"),
+             ("fr", "aucun", {"target_tokens_per_s": None}, "said")]
+    for lang, said, want, source in cases:
+        d = Dialogue(MemoryStore())
+        _stepwise(d, lang)
+        r = d.handle("k", said)
+        assert r.kind == "result" and r.language == lang, (said, r.error)
+        assert {k: r.request.get(k) for k in want} == want, said
+        assert r.sources[next(iter(want))] == source, said
+        assert "dialogue.notice.changed" in [n.text.id for n in r.notices], said
+    d = Dialogue(MemoryStore())
+    _stepwise(d)
+    r = d.handle("k", "30 tok/s")  # per user or in total: asked at the speed question
+    assert r.asking == "target_tokens_per_s" and r.text.id == "dialogue.confirm.speed"
+    d = Dialogue(MemoryStore())
+    _stepwise(d)
+    assert d.handle("k", "change speed").asking == "target_tokens_per_s"
+
+
+def test_a_bare_no_or_number_after_the_card_is_no_speed() -> None:
+    for said in ("no", "non", "30"):
+        d = Dialogue(MemoryStore())
+        _stepwise(d)
+        r = d.handle("k", said)
+        assert r.request["per_user_tokens_per_s"] == 20.0, said
+        assert r.sources["per_user_tokens_per_s"] == "assumed", said

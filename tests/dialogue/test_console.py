@@ -117,7 +117,8 @@ def test_a_result_is_not_reprinted_by_help_or_a_refused_answer() -> None:
 
 
 def test_enter_takes_the_shown_default_and_says_so() -> None:
-    rc, out = _run("llama 3.1 70b inference 64 users\n8k\n\n")
+    # the speed question asked with nothing assumed: the speed said was refused
+    rc, out = _run("llama 3.1 70b inference 64 users\n8k, 0.5 tok/s per user\n\n")
     assert rc == 0
     speed = msg("dialogue.show.per_user", rate=20.0)  # a comfortable reading speed per user
     assert say(msg("console.default", value=speed)) in out

@@ -12,21 +12,24 @@ from dialogue import Dialogue, Duplicate, MemoryStore, NotFinished, NotOwner, Re
 from tests.dialogue.helpers import answer, click, notice_ids, run
 
 # verdict -> (button values, the same answers typed the way people write them, states visited)
+# Once the context is known the per-user speed is assumed and the card shown ('done'): a
+# speed is then typed after it ('none'), or its question reached by its change button.
 FLOWS = {
     "single_node": (
         ["llama-3.1-70b", "inference", "64", "8k", "no target"],
         ["Llama 3.1 70B", "serving", "64 users", "8192", "none"],
-        ["model", "workload", "concurrency", "context", "target_tokens_per_s"],
+        ["model", "workload", "concurrency", "context", "done"],
     ),
     "single_node_int4": (
-        ["llama-3.1-405b", "inference", "48", "16k", "no target", "yes"],
-        ["llama 3.1 405b", "inference", "48 concurrent", "16 384", "no target", "ok"],
-        ["model", "workload", "concurrency", "context", "target_tokens_per_s", "int4"],
+        ["llama-3.1-405b", "inference", "48", "16k", "yes"],
+        ["llama 3.1 405b", "inference", "48 concurrent", "16 384", "ok"],
+        ["model", "workload", "concurrency", "context", "int4"],
     ),
     "replicas": (
-        ["llama-3.1-70b", "inference", "64", "8k", "6000 tok/s"],
-        ["meta-llama/Llama-3.1-70B-Instruct", "inference", "64", "8k", "6k tokens per second"],
-        ["model", "workload", "concurrency", "context", "target_tokens_per_s"],
+        ["llama-3.1-70b", "inference", "64", "8k", "change target", "6000 tok/s"],
+        ["meta-llama/Llama-3.1-70B-Instruct", "inference", "64", "8k", "change speed",
+         "6k tokens per second"],
+        ["model", "workload", "concurrency", "context", "done", "target_tokens_per_s"],
     ),
     "multi_node": (
         ["llama-3.1-70b", "full-finetune", "1B tokens", "30 days", "ib-200"],
@@ -45,8 +48,8 @@ def _walk(d: Dialogue, key: str, script: list[str], buttons: bool) -> tuple[list
     reply = d.start(key)
     states = []
     for value in script:
-        states.append(reply.asking or "")
-        assert reply.kind == "question", (reply.state, reply.error)
+        states.append(reply.asking or reply.state)
+        assert reply.kind == "question" or reply.state == "done", (reply.state, reply.error)
         reply = answer(d, key, reply, value, buttons=buttons)
     return states, reply
 
@@ -149,16 +152,21 @@ def test_int4_never_asked_is_not_reported_as_refused() -> None:
 
 
 def test_a_first_token_bound_said_alone_survives_the_speed_question() -> None:
-    """A first-token bound is no speed: the speed is still asked, but answering it (the
-    default, or a speed typed) keeps the bound, shown among the answers and sized."""
+    """A first-token bound is no speed: the speed is still assumed (and its question
+    reached by 'change speed'), but the assumed speed and answering it (the shown value, or
+    a speed typed) keep the bound, shown among the answers and sized."""
     d = Dialogue(MemoryStore())
     r = run(d, "k", ["8k"], buttons=False, opening=(
         "Combien de GPU pour servir gpt-oss-120b à 500 utilisateurs, avec un premier jeton "
         "en moins de 2 secondes ?"))
+    assert r.kind == "result" and r.request["ttft_s"] == 2
+    assert r.sources["per_user_tokens_per_s"] == "assumed"
+    r = d.handle("k", "change speed")
     assert r.asking == "target_tokens_per_s" and r.request["ttft_s"] == 2
-    assert r.text.id == "dialogue.slot.target_tokens_per_s.ask"  # not "was 2 s: too much"
+    assert r.text.id == "dialogue.question.now"  # the speed now, not "was 2 s: too much"
+    assert r.text.params["question"].id == "dialogue.slot.target_tokens_per_s.ask"  # type: ignore[union-attr]
     assert "ttft_s" in {a.slot for a in r.answers}
-    r = d.handle("k", "")  # the default speed
+    r = d.handle("k", "")  # the speed shown
     assert r.recommendation is not None
     assert r.request["ttft_s"] == 2 and r.request["per_user_tokens_per_s"] == 20
     assert "ttft_s" in {a.slot for a in r.answers}
@@ -176,10 +184,16 @@ def test_opening_prefills_and_skips_questions() -> None:
         "model": "llama-3.1-405b", "concurrency": 64, "context": 32768, "int4": True}
     assert notice_ids(r)[:2] == ["dialogue.notice.understood", "dialogue.notice.assumed"]
     assert r.sources["per_user_tokens_per_s"] == "assumed"
+    first = r.request
     r = d.start("k", "llama 3.1 405b inference 64 users int4 ok")
     assert r.asking == "context"  # the context was not given: asked
-    r = d.handle("k", "32k")
-    assert r.asking == "target_tokens_per_s"  # a guided answer asks the speed, Enter keeps
+    r = d.handle("k", "32k")  # the speed assumed and said as the opening does, then the link
+    assert r.asking == "interconnect" and r.sources["per_user_tokens_per_s"] == "assumed"
+    assert "dialogue.notice.assumed" in notice_ids(r)
+    r = d.handle("k", "100 GbE")
+    assert r.kind == "result" and r.request == first  # the same answers, the same card
+    r = d.handle("k", "change speed")  # its question is one 'change' away, Enter keeps
+    assert r.asking == "target_tokens_per_s"
     assert r.default is not None and r.default.value == "20 tok/s per user"
     r = d.start("k", "full fine-tune of llama-3.1-70b on 1B tokens in 2 weeks over 100 GbE")
     assert r.kind == "result" and r.recommendation is not None
@@ -241,7 +255,7 @@ def test_a_model_known_by_its_size_has_the_engines_context_limit() -> None:
     assert r.error is not None and r.error.id == "dialogue.error.context_beyond"
     assert r.error.params["limit"] == limit
     r = d.handle("k", f"{limit}")
-    assert r.kind == "question" and r.request["context"] == limit
+    assert r.error is None and r.request["context"] == limit
 
 
 def test_back_returns_to_the_previous_question_with_its_answer_editable() -> None:
@@ -430,7 +444,7 @@ def test_finished_sizings_are_audited_quoted_and_listed() -> None:
     d.start("k", "llama 3.1 70b inference", owner="U1")
     with pytest.raises(NotFinished):
         d.record_quote("k", "U1")
-    for said in ("64", "8k", "no target"):
+    for said in ("64", "8k"):
         d.handle("k", said)
     d.start("k2", "llama 3.1 405b inference 48 users 16k context no target int4 ok", owner="U1")
     d.handle("k", "change concurrency")
@@ -478,7 +492,9 @@ def test_not_knowing_takes_the_default_where_there_is_one_else_says_how_to_estim
     assert r.asking == "concurrency" and r.error is not None
     assert r.error.id == "dialogue.error.unsure"
     r = d.handle("k", "64")
-    r = d.handle("k", "8k")
+    r = d.handle("k", "8k")  # the speed assumed: its question is reached by 'change'
+    assert r.kind == "result" and r.sources["per_user_tokens_per_s"] == "assumed"
+    r = d.handle("k", "change speed")
     assert r.asking == "target_tokens_per_s"
     r = d.handle("k", unsure)  # the speed has a default: taken, shown as assumed
     assert r.recommendation is not None

@@ -36,9 +36,11 @@ def _script(lines: list[str], *args: str, module: str = "bot") -> list[dict[str,
 
 @pytest.mark.parametrize("module", ["bot", "bot.console"])
 def test_one_object_per_line_to_the_recommendation(module: str) -> None:
-    out = _script(["llama 3.1 70b inference 64 users", "8k", ""], module=module)
-    assert len(out) == 3
-    assert [o["asking"] for o in out] == ["context", "target_tokens_per_s", None]
+    # the card once the context is known (the speed assumed), then its speed question
+    out = _script(["llama 3.1 70b inference 64 users", "8k", "change speed", ""], module=module)
+    assert len(out) == 4
+    assert [o["asking"] for o in out] == ["context", None, "target_tokens_per_s", None]
+    assert out[1]["sources"]["per_user_tokens_per_s"] == "assumed"
     assert out[0]["answers"] == {"model": "llama-3.1-70b", "workload": "inference",
                                  "users_total": 64, "concurrency": 64, "gpu": "rtx-pro-6000-server",
                                  "gpus_per_node": 8, "interconnect": "ib-200"}
@@ -47,7 +49,7 @@ def test_one_object_per_line_to_the_recommendation(module: str) -> None:
     assert {"value": "32k", "label": "32k tokens"} in out[0]["choices"]
     last = out[-1]
     assert last["answers"]["context"] == 8192 and last["answers"]["per_user_tokens_per_s"] == 20
-    assert last["sources"]["per_user_tokens_per_s"] == "default"  # Enter: reading speed
+    assert last["sources"]["per_user_tokens_per_s"] == "confirmed"  # Enter: the speed shown
     rec = last["recommendation"]
     assert rec["verdict"] == "single_node" and rec["model"]["id"] == "llama-3.1-70b"
     assert say(msg("dialogue.slot.context.ask", model=msg("text", text="Llama 3.1 70B"),

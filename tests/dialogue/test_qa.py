@@ -24,7 +24,8 @@ from tests.dialogue.helpers import click, notice_ids, shown
 NUMERIC_STATES = {
     "concurrency": ("llama 3.1 70b inference", []),
     "context": ("llama 3.1 70b inference 64 users", []),
-    "target_tokens_per_s": ("llama 3.1 70b inference 64 users", ["8k"]),
+    # the speed is assumed once the context is known: its question is reached by 'change'
+    "target_tokens_per_s": ("llama 3.1 70b inference 64 users", ["8k", "change speed"]),
     "train_tokens": ("llama 3.1 70b full fine-tune", []),
     "deadline_days": ("llama 3.1 70b full fine-tune 1B tokens", []),
 }
@@ -81,8 +82,9 @@ def test_an_empty_answer_without_a_default_says_so() -> None:
 
 
 @pytest.mark.parametrize(("opening", "more", "slot", "key", "value"), [
-    # the speed: a comfortable reading speed per user (the engine's), not "no target"
-    ("llama 3.1 70b inference 64 users", ["8k"], "target_tokens_per_s",
+    # the speed: a comfortable reading speed per user (the engine's), not "no target"; its
+    # question is asked with nothing assumed when the speed said was refused
+    ("llama 3.1 70b inference 64 users", ["8k, 0.5 tok/s per user"], "target_tokens_per_s",
      "per_user_tokens_per_s", 20.0),
     ("llama 3.1 70b lora", [], "train_tokens", "train_tokens", 1e9),
     ("llama 3.1 70b lora 1B tokens", [], "deadline_days", "deadline_days", 30.0),
@@ -159,7 +161,7 @@ def test_every_choice_label_typed_does_what_the_click_does(lang: str) -> None:
     # 'NVIDIA L40S (48 GB)' read on screen and typed was "I don't know the GPU"
     opening = "llama 3.1 70b inference" if lang == "en" else "llama 3.1 70b inférence"
     for state, more in (("gpu", ["change gpu"]), ("workload", ["change workload"]),
-                        ("target_tokens_per_s", ["64", "8k"])):
+                        ("target_tokens_per_s", ["64", "8k", "change speed"])):
         probe = Dialogue(MemoryStore())
         probe.start("k", opening)
         for said in more:
@@ -302,7 +304,7 @@ def test_several_answers_typed_at_one_question() -> None:
     d = Dialogue(MemoryStore())
     d.start("k", "llama 3.1 70b inference")
     r = d.handle("k", "64 users, 32k context")  # was refused as not a number
-    assert r.asking == "target_tokens_per_s"
+    assert r.kind == "result" and r.sources["per_user_tokens_per_s"] == "assumed"
     assert (r.request["concurrency"], r.request["context"]) == (64, 32768)
     assert "dialogue.notice.noted" in notice_ids(r)
 
