@@ -229,7 +229,9 @@ def _runs(ws: list[str], noise: re.Pattern[str]) -> list[tuple[int, int]]:
             j = i
             while j < len(ws) and flags[j] and j - i < MAX_RUN:
                 j += 1
-            if not all(w in _ORDINARY for w in ws[i:j]):  # 'deux fois plus' names no model
+            # 'deux fois plus', 'c pr demain': everyday words or a letter name no model alone
+            if not (all(w in _ORDINARY for w in ws[i:j])
+                    or (j - i == 1 and ws[i].isalpha() and len(ws[i]) <= 2)):
                 spans.append((i, j))
             i = j
         else:
