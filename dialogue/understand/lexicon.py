@@ -178,6 +178,7 @@ class Compiled:
     known: frozenset[str]  # the words a slip is never read in (they are words already)
     shortest: int
     apart: re.Pattern[str]  # a count and its scale typed apart
+    scaled: re.Pattern[str]  # digits and a scale word of thousands or more ('2 lakh', '5lakh')
     suggestion: re.Pattern[str]  # a folded sentence that proposes ('what if ...')
     why: re.Pattern[str]  # a folded sentence that asks why the card is so
     actions: dict[str, frozenset[str]]  # action -> the folded phrases that ask for it
@@ -223,10 +224,12 @@ def compiled() -> Compiled:
     apart = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s+({_alternation(apart_scales)})(?![\w-])",
                        re.I)
     rewrite = re.compile(rf"(?<![\w-])(?:{_alternation(set(said))})(?![\w-])", re.I)
+    big = {w for w, v in scales.items() if v >= 1000}
+    scaled = re.compile(rf"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*({_alternation(big)})(?![\w-])", re.I)
     return Compiled(rewrites, rewrite, units, scales, frozenset(joiners), frozenset(before),
                     frozenset(w for r in rules for w in r.multiplied), spelled, glued,
                     glued_after, {k: frozenset(v) for k, v in slips.items()},
-                    frozenset(known), min(b.slips.shortest for b in books), apart,
+                    frozenset(known), min(b.slips.shortest for b in books), apart, scaled,
                     _leads({w for b in books for w in b.asking.suggestions}),
                     _leads({w for b in books for w in b.asking.why},
                            {w for b in books for w in b.asking.fillers}),

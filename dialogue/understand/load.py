@@ -247,7 +247,7 @@ def _documents(m: re.Match[str], ctx: Context) -> Reading | None:
 def _document_length(m: re.Match[str], ctx: Context) -> Reading | None:
     if ctx.training:
         return None  # an item's length in a training set (dataset.py reads it)
-    each = number(group(m, "n") or group(m, "m"), Kind.CONTEXT)
+    each = number(group(m, "n") or group(m, "m") or group(m, "k") or group(m, "o"), Kind.CONTEXT)
     return {"document_tokens": int(each)} if each is not None and each == int(
         each) and 1 <= each <= 10_000_000 else None
 
@@ -336,7 +336,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         _length("prompt_tokens"),
         cues=("prompt", "input", "entree", " in ")),
     Recogniser("answer", ("output_tokens",), re.compile(
-        rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('output_after')}"
+        # '300-token answers', '300 jetons de réponse'; never 'tokens' then the next field's
+        # word ('each about 3000 tokens, summaries of 200 tokens')
+        rf"{N}\s*-?\s*(?:{TOK}\s*(?=(?:de|en)\s)|(?:token|tok)\s*-?\s*)?{terms('output_after')}"
         rf"|{N3}(?:\s*{TOK}?\s+out\b(?!\s*of\b)"
         # '500-token summaries', 'a 200-token assessment': the singular of a compound, never
         # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
@@ -345,7 +347,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"
         # words between, then a length in tokens ('la sortie c'est un JSON d'à peu près 500
         # tokens', 'a label out, say 5 tokens')
-        rf"|{terms('output_before')}(?:\s+[^\s|\d]+){{1,7}}?\s+{_N_APART}\s*{TOK}\b"),
+        rf"|{terms('output_before')}(?:\s+(?!{terms('apiece')}\b)[^\s|\d]+){{1,7}}?\s+{_N_APART}"
+        rf"\s*{TOK}\b(?!\s+{terms('apiece')}\b)"),
         _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
               "summar", "resume", "synthes",
@@ -357,8 +360,11 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # '3000 tokens per document', 'les documents font plutôt 3000 tokens'): a batch's
     Recogniser("document_length", ("document_tokens",), re.compile(
         rf"\b{ITEMS}\s+(?:{terms('length_verbs')}\s+)?(?:{terms('about')}\s+)?{N}\s*{TOK}\b"
-        rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"), _document_length,
-        cues=ITEM_CUES),
+        rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"
+        # 'each about 3000 tokens', 'each invoice 1000 tokens', '~4000 tokens chacun'
+        rf"|\b{terms('apiece')}\s+(?:{ITEMS}\s+)?(?:{terms('about')}\s+)?~?{N3}\s*{TOK}\b"
+        rf"|~?{_N_APART}\s*{TOK}\s+{terms('apiece')}\b"), _document_length,
+        cues=(*ITEM_CUES, *entries("apiece"))),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"

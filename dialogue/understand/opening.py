@@ -204,7 +204,7 @@ ORDER: tuple[str, ...] = (
     "examples", "training_items", "size_on_disk",
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
-    "prompt_and_answer", "prompt", "answer", "documents", "document_length",
+    "prompt_and_answer", "documents", "prompt", "answer", "document_length",
     "share_of_people", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
@@ -455,6 +455,9 @@ def _each(rest: str, found: Found) -> str:
     tokens each'): each one is a prompt of that length, never a question asked again."""
     if "requests_per_s" not in found.answers or {"context", "prompt_tokens"} & set(
             found.answers):
+        return rest
+    if "document_tokens" in found.answers and "documents" not in found.answers:
+        found.answers["prompt_tokens"] = found.answers.pop("document_tokens")  # read apart
         return rest
     m = _EACH_LENGTH.search(rest)
     n = number(load.group(m, "n"), Kind.TOKENS) if m is not None else None

@@ -91,8 +91,15 @@ def tidy(text: str) -> str:
     t = _WORD.sub(lambda m: slipped(m[0]) or m[0], t)
     t = lex.apart.sub(r"\1\2", t)
     t = lex.rewrite.sub(lambda m: lex.rewrites.get(key(m[0]), m[0]), t)
+    t = lex.scaled.sub(_scaled, t)
     t = lex.spelled.sub(lambda m: spelled_number(m[0]), t)
     return t.strip()
+
+
+def _scaled(m: re.Match[str]) -> str:
+    """Digits and a scale word as one number ('2 lakh' -> '200000', '1,5 thousand')."""
+    value = float(m[1].replace(",", ".")) * compiled().scales[fold(m[2])]
+    return str(int(value)) if value == int(value) else m[0]
 
 
 def spelled_number(run: str) -> str:
