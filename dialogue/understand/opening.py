@@ -55,7 +55,7 @@ _CTX_N = counted("n", terms("context_scales"))
 #: - 64'); a dash between words is a dash ('engineers - 25 of them at once - with')
 _MINUS = re.compile(rf"(?:^|\s)(?:[-\u2212](?=\d)|(?<![\w)] )[-\u2212]\s*)"
                     rf"{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
-_APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z])\.(?=\s|$)")
+_APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z\d])\.(?=\s|$)")
 #: a number written in groups of three ('128 000')
 _GROUPED = re.compile(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
