@@ -383,8 +383,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"\b{terms('server_one')}\s+{terms('owned_after')}\b"), lambda m, c: {"nodes_owned": 1},
         cues=("own", "have", "got", "avons", "possed", " a ")),
     Recogniser("gpus_per_node", ("gpus_per_node",), re.compile(
-        # never a GPU's own number ('RTX 5090 cards')
-        rf"(?<!rtx )(?<!pro ){N}[\s-]*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,  # '8 GPUs', 'an 8-GPU node'
+        # '8 GPUs', 'an 8-GPU node'; never a GPU's own number ('RTX 5090 cards')
+        rf"(?<!rtx )(?<!pro ){N}[\s-]*(?:x\s*)?{terms('gpu_words')}\b"), _gpus,
         cues=("gpu", "card", "carte", "accelerat", "device")),
 )
 
