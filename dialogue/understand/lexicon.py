@@ -14,7 +14,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -258,6 +258,7 @@ def one_slip(typed: str, word: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+@lru_cache(maxsize=8192)  # a pure look-up of one word: the same words recur across messages
 def slipped(typed: str) -> str | None:
     """The answer-carrying word ``typed`` is one slip from ('utilisateures', 'fien-tune',
     'contxt'), when exactly one is; None for a word the lexicon knows or nothing near."""
