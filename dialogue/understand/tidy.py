@@ -27,6 +27,7 @@ __all__ = ["spelled_number", "tidy"]
 _MENTION = re.compile(r"(?:\b(?:in|on|dans|sur)\s+)?<#[^<>\s]*>|<[@!][^<>\s]*>", re.I)
 #: ``<https://host/path|label>`` -> the label; ``<https://host/path>`` -> the address
 _LINK = re.compile(r"<((?:https?|mailto):[^<>|\s]+)(?:\|([^<>]*))?>")
+_HUB_LINK = re.compile(r"https?://(?:www\.)?huggingface\.co/[\w.-]+/[\w.-]+/?$", re.I)
 #: ``:pray:``, ``:+1:``, ``:flag-fr:``: a name between colons, no space inside
 _EMOJI = re.compile(r"(?<![\w:/]):[a-z0-9][a-z0-9_+\-]*:(?![\w/])", re.I)
 #: Slack's entities, decoded in one pass (so '&amp;gt;' stays the '&gt;' that was typed)
@@ -63,7 +64,7 @@ def tidy(text: str) -> str:
     t = text
     if "<" in t:
         t = _MENTION.sub(" ", t)
-        t = _LINK.sub(lambda m: m[2] if m[2] else m[1], t)
+        t = _LINK.sub(_linked, t)
     if "&" in t:
         t = _ENTITY.sub(lambda m: _ENTITIES[m[1]], t)
     if "`" in t:
@@ -100,6 +101,15 @@ def _scaled(m: re.Match[str]) -> str:
     """Digits and a scale word as one number ('2 lakh' -> '200000', '1,5 thousand')."""
     value = float(m[1].replace(",", ".")) * compiled().scales[fold(m[2])]
     return str(int(value)) if value == int(value) else m[0]
+
+
+def _linked(m: re.Match[str]) -> str:
+    """A link as the words it shows, but a Hugging Face model's link as its address: the
+    label may be any words ('ce modèle'), the address names the model."""
+    address, label = m[1], m[2]
+    if not label or _HUB_LINK.match(address):
+        return address
+    return label
 
 
 def spelled_number(run: str) -> str:
