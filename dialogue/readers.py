@@ -172,6 +172,9 @@ def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
         got = exc.refusal
     if isinstance(got, Refusal):
         each = numbers.length(t, lang) if sizeless_batch(a) else None  # '3000 tokens each'
+        if each is None and sizeless_batch(a):  # 'Each e-mail is around 800 tokens.'
+            said = extract(t, lang, find_model=False, today=today).answers.get("document_tokens")
+            each = float(said) if isinstance(said, int) else None
         return got if each is None else Reading({"document_tokens": int(each)})
     if sizeless_batch(a):
         size = got.answers.get("context") or got.answers.get("prompt_tokens")
