@@ -397,8 +397,10 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     # given before, and changed only by 'change' (a question that does not apply, such as a
     # weight format for a training run, has nothing to keep)
     answered = {k: v for k, v in found.answers.items() if k not in fresh and k in conv.answers}
-    # a correction is a change said, not another question's answer to confirm ('actually 250 users')
-    if not fresh and answered and negation.CORRECTION.search(f" {fold(text)}"):
+    # a correction or a what-if is a change said, not another question's answer to confirm
+    # ('actually 250 users', 'et avec 32k de contexte ?')
+    if not fresh and answered and (negation.CORRECTION.search(f" {fold(text)}")
+                                   or negation.suggests(fold(text))):
         found.answers, found.inferred = answered, found.inferred & set(answered)
         step = keep(conv, found, "dialogue.notice.changed")
         return replace(step, changed=True, answered=valid(question(conv.state), conv.answers))
