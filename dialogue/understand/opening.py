@@ -137,7 +137,7 @@ _OWN: tuple[Recogniser, ...] = (
     Recogniser("int4_refused", ("int4",), _rx(
         rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
         rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
-        lambda m, c: {"int4": False}, cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
+        lambda m, c: {"int4": False}, cues=("int", "4-bit", "4bit", "4 bit", "quanti")),
     Recogniser("int4_accepted", ("int4",), _rx(
         rf"\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('accepted_after')}\b"
         # 'run it at 4-bit', 'quantifié en 4 bits'
@@ -146,7 +146,7 @@ _OWN: tuple[Recogniser, ...] = (
         # never a consent a verb just after denies ('la quantification en 4 bits, nous n'en
         # voulons pas'): nothing is taken, the question asks it
         lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
-        cues=("int4", "4-bit", "4bit", "4 bit", "quanti")),
+        cues=("int", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
     Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable

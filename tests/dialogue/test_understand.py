@@ -615,3 +615,30 @@ def test_people_said_as_of_our_are_read(said: str, lang: str, total: int | None,
     found = extract(said, lang)
     assert found.answers.get("users_total") == total
     assert found.answers["concurrency"] == at_once and found.leftovers == []
+
+
+@pytest.mark.parametrize(("said", "int4", "assumed"), [
+    ("llama3.1 70b 4bit, 32 concurrent, 8k", True, True),  # named beside the model: asked
+    ("llama 3.1 70b, 32 concurrent, 8k, int 4 ok", True, False),
+    ("llama 3.1 70b, 32 concurrent, 8k, we dont want 4-bit", False, False),
+    ("llama 3.1 70b, 32 concurrent, 8k, we do not want 4-bit", False, False),
+    ("llama 3.1 70b, 32 concurrent, 8k, nous refusons toute quantification en 4 bits", False,
+     False),
+])
+def test_four_bit_said_beside_a_model_is_read_and_a_refusal_wins(
+        said: str, int4: bool, assumed: bool) -> None:
+    """4-bit named beside a model is its consent (confirmed by a question where it matters),
+    never part of the model's name; any refusal of it is a no."""
+    found = extract(said)
+    assert found.answers["model"] == "llama-3.1-70b"
+    assert found.answers["int4"] is int4 and ("int4" in found.inferred) is assumed
+
+
+def test_a_count_of_gpus_past_one_node_is_whole_nodes() -> None:
+    """'we have 16 H100' is two nodes of eight (no HGX board holds 16), '4x L40S' one of 4."""
+    found = extract("llama 3.1 8b training, we have 16 H100")
+    assert (found.answers["gpus_per_node"], found.answers["nodes_owned"]) == (8, 2)
+    found = extract("llama 3.1 8b inference 30 concurrent 8k on 32 H200")
+    assert (found.answers["gpus_per_node"], found.answers["nodes_owned"]) == (8, 4)
+    found = extract("llama 3.1 8b inference 30 concurrent 8k on our 4x L40S")
+    assert found.answers["gpus_per_node"] == 4
