@@ -21,6 +21,7 @@ import re
 
 from dialogue.errors import ParseError
 from dialogue.understand.lexicon import alternatives, compiled, terms
+from dialogue.understand.numbers import whole_groups
 from dialogue.understand.text import fold, shown
 from engine.wording import msg
 
@@ -133,6 +134,35 @@ CORRECTION = re.compile(
 REVALUE = re.compile(
     rf"(?:^|[\s,;:.!(-])(?:{terms('correction')}|{terms('revalue')})(?=[\s,;:.!)-]|$)"
 )
+
+
+#: A count corrected by a bare number ('64 users, pardon 128', '120 concurrent users at peak,
+#: actually make that 150', '64k context (sorry, 32k is enough)', '40,000 patents - sorry,
+#: 400,000 -') or by a number with the same word again ('2k tokens, sorry, 1,500 tokens on
+#: average', '300 collaborateurs, non, à 350 collaborateurs'): the new number with the old
+#: one's words. A corrected number is whole ('1,500' is never '1' before ',500'), and a bare
+#: one ends its phrase (a stop, a dash, a clause's lead: 'make that 50 once the team joins').
+_CORRECTING = (rf"\s*[,?!(\u2013\u2014-]?\s*\(?\s*"
+               rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+"
+               rf"(?:{terms('corrected_lead')}\s+)?")
+_ENDS = rf"(?=\s*(?:[,;.)]|$)|\s+[\u2013\u2014-]\s|\s+{terms('clause_lead')}\b)"
+_CLOSING = r"(?:\s+[\u2013\u2014-](?=\s))?"  # the dash that closes an aside ('- sorry, 25 -')
+_NEW = r"(?P<b>\d[\d.,]*[km]?)(?![\d.,]*\d)"
+_RESAID = re.compile(
+    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>(?P<u1>[a-z][\w/'-]*)(?:\s+[a-z][\w/'-]*){{0,3}}?)"
+    rf"{_CORRECTING}{_NEW}(?:\s+(?P=u1)\b|(?:\s+{terms('enough')})?{_ENDS}{_CLOSING})")
+#: A bare number corrected by another ('context de 8k, enfin plutôt 16k parce que'): the new.
+_RESAID_BARE = re.compile(
+    rf"(?<![\w.])\d[\d.,]*[km]?(?=[\s,(-]){_CORRECTING}{_NEW}{_ENDS}{_CLOSING}")
+
+
+def resaid(t: str) -> str:
+    """Each value corrected in the sentence by its new one."""
+    if REVALUE.search(t) is None:  # the cheap test: no word that corrects
+        return t
+    t = whole_groups(t)  # '8 000 tokens, pardon, 16 000 tokens': whole numbers
+    t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
+    return _RESAID_BARE.sub(lambda m: m["b"], t)  # '8k, enfin plutôt 16k': 16k
 
 
 def corrected(text: str) -> list[str]:

@@ -137,6 +137,14 @@ def _name_ends() -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+#: a number written in groups of three ('128 000', '2 000 000')
+_GROUPED = re.compile(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b")
+
+
+def whole_groups(text: str) -> str:
+    """Numbers written in groups of three as one: '2 000 000' -> '2000000'."""
+    return _GROUPED.sub(lambda m: m[0].replace(" ", ""), text)
+
 def digits_in(folded: str) -> str:
     """Number words anywhere in a folded sentence as digits ('pour soixante-quatre
     utilisateurs' -> 'pour 64 utilisateurs'); an article alone ('a', 'un') stays a word,

@@ -40,7 +40,7 @@ from dialogue.understand import (
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
-from dialogue.understand.negation import CORRECTION, REVALUE, negated
+from dialogue.understand.negation import CORRECTION, REVALUE, negated, resaid
 from dialogue.understand.noise import NOISE, PUNCT
 from dialogue.understand.patterns import HEADS, TOK, N, counted, number
 from dialogue.understand.text import fold, shown
@@ -56,8 +56,6 @@ _CTX_N = counted("n", terms("context_scales"))
 _MINUS = re.compile(rf"(?:^|\s)(?:[-\u2212](?=\d)|(?<![\w)] )[-\u2212]\s*)"
                     rf"{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
 _APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z\d])\.(?=\s|$)")
-#: a number written in groups of three ('128 000')
-_GROUPED = re.compile(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b")
 _UNLIMITED = 10**9  # the opening reads any length; the model's limit is checked by the flow
 
 
@@ -244,14 +242,14 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     is about training (by default, whether the sentence names one)."""
     found = Found()
     # a value corrected inside a form's field too ('Load: 30 users, no, make that 50')
-    t = _resaid(numbers.digits_in(fold(said)))
+    t = resaid(numbers.digits_in(fold(said)))
     formed = fields.as_phrases(t)
-    t = _resaid(formed) if formed != t else t
+    t = resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
     # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:');
     # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'
     rest = " " + " ".join(_APART.sub(" ", t).split()) + " "
-    rest = _GROUPED.sub(lambda m: m[0].replace(" ", ""), rest)  # "2 000 000" -> "2000000"
+    rest = numbers.whole_groups(rest)  # "2 000 000" -> "2000000"
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
@@ -291,35 +289,6 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
                            for c in found.leftovers]
         found.leftovers = [c for c in found.leftovers if c]
     return found
-
-
-#: A count corrected by a bare number ('64 users, pardon 128', '120 concurrent users at peak,
-#: actually make that 150', '64k context (sorry, 32k is enough)', '40,000 patents - sorry,
-#: 400,000 -') or by a number with the same word again ('2k tokens, sorry, 1,500 tokens on
-#: average', '300 collaborateurs, non, à 350 collaborateurs'): the new number with the old
-#: one's words. A corrected number is whole ('1,500' is never '1' before ',500'), and a bare
-#: one ends its phrase (a stop, a dash, a clause's lead: 'make that 50 once the team joins').
-_CORRECTING = (rf"\s*[,?!(\u2013\u2014-]?\s*\(?\s*"
-               rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+"
-               rf"(?:{terms('corrected_lead')}\s+)?")
-_ENDS = rf"(?=\s*(?:[,;.)]|$)|\s+[\u2013\u2014-]\s|\s+{terms('clause_lead')}\b)"
-_CLOSING = r"(?:\s+[\u2013\u2014-](?=\s))?"  # the dash that closes an aside ('- sorry, 25 -')
-_NEW = r"(?P<b>\d[\d.,]*[km]?)(?![\d.,]*\d)"
-_RESAID = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?\s+(?P<unit>(?P<u1>[a-z][\w/'-]*)(?:\s+[a-z][\w/'-]*){{0,3}}?)"
-    rf"{_CORRECTING}{_NEW}(?:\s+(?P=u1)\b|(?:\s+{terms('enough')})?{_ENDS}{_CLOSING})")
-#: A bare number corrected by another ('context de 8k, enfin plutôt 16k parce que'): the new.
-_RESAID_BARE = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?(?=[\s,(-]){_CORRECTING}{_NEW}{_ENDS}{_CLOSING}")
-
-
-def _resaid(t: str) -> str:
-    """Each value corrected in the sentence by its new one."""
-    if REVALUE.search(t) is None:  # the cheap test: no word that corrects
-        return t
-    t = _GROUPED.sub(lambda m: m[0].replace(" ", ""), t)  # whole numbers
-    t = _RESAID.sub(lambda m: f"{m['b']} {m['unit']}", t)  # '64 users, sorry 128': 128 users
-    return _RESAID_BARE.sub(lambda m: m["b"], t)  # '8k, enfin plutôt 16k': 16k
 
 
 #: a model to pre-train said by its size alone ('a 7b from scratch', 'a 13B model')
