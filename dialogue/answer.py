@@ -23,6 +23,7 @@ from datetime import date
 from functools import lru_cache
 
 from dialogue import readers
+from dialogue.assumptions import assumptions
 from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, SlotName
 from dialogue.keys import CONFIG, KEYS
 from dialogue.keys import ORDER as KEY_ORDER
@@ -32,6 +33,7 @@ from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, question, serving, valid
 from dialogue.understand import config, models, names, negation
+from dialogue.understand.load import at_once
 from dialogue.understand.opening import Found, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
@@ -96,11 +98,8 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
             conv.proposals[slot] = proposal
     shown = [pair(k, found.answers[k]) for k in KEY_ORDER
-             if k in found.answers and k not in found.inferred and KEYS[k].shown
-             and not _whole(k, found.answers)]
-    assumed = [share(found.answers) if k == "concurrency" and "users_total" in found.answers
-               else pair(k, found.answers[k]) for k in KEY_ORDER
-               if k in found.answers and k in found.inferred]
+             if k in found.answers and k not in found.inferred and KEYS[k].shown]
+    assumed = assumed_pairs(found.answers, [k for k in KEY_ORDER if k in found.inferred])
     notices: list[Notice] = []
     if shown:
         notices.append(Notice(kind="understood", text=msg(notice, answers=shown)))
@@ -110,6 +109,9 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
     if assumed:
         notices.append(Notice(kind="assumed", text=msg("dialogue.notice.assumed",
                                                         answers=assumed)))
+    whole = headcount(found.answers) if "concurrency" in found.inferred else None
+    if whole is not None:
+        notices.append(whole)
     if moot:
         notices.append(Notice(kind="ignored", text=msg(
             "dialogue.notice.not_used", answers=[pair(k, v) for k, v in moot.items()],
@@ -118,16 +120,34 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
                 else None)
 
 
-def _whole(key: str, answers: Mapping[str, AnswerValue]) -> bool:
-    """A headcount taken whole at once is said once, as the requests at once it is."""
-    return key == "users_total" and answers.get("concurrency") == answers.get("users_total")
+def assumed_pairs(answers: Mapping[str, AnswerValue], keys: list[str]) -> list[Message]:
+    """The answers ``keys`` the bot assumed, each as it is said: a headcount's share at once
+    as '20 of the 200 people at once (10 %)'; all of them at once is said apart, by
+    :func:`headcount`, with its one click to a share."""
+    out: list[Message] = []
+    for k in keys:
+        if k not in answers:
+            continue
+        if k == "concurrency" and "users_total" in answers:
+            n, people = answers["concurrency"], answers["users_total"]
+            assert isinstance(n, int) and isinstance(people, int)
+            if n != people:
+                out.append(msg("dialogue.notice.share", n=n, people=people, share=n / people))
+        else:
+            out.append(pair(k, answers[k]))
+    return out
 
 
-def share(answers: Mapping[str, AnswerValue]) -> Message:
-    """'20 of the 200 people at once (10 %)': a headcount's assumed concurrency."""
-    n, people = answers.get("concurrency"), answers.get("users_total")
-    assert isinstance(n, int) and isinstance(people, int)
-    return msg("dialogue.notice.share", n=n, people=people, share=n / people)
+def headcount(answers: Mapping[str, AnswerValue]) -> Notice | None:
+    """'500 people, taken as all 500 at once: or people of whom some are active at the
+    same time?': a headcount (users, people, employees, seats: one rule) sized as all of
+    them at once, an assumption said with the share a headcount usually has at once."""
+    people, n = answers.get("users_total"), answers.get("concurrency")
+    if not isinstance(people, int) or isinstance(people, bool) or n != people or people < 2:
+        return None
+    part = assumptions().peak_share
+    return Notice(kind="assumed", text=msg("dialogue.notice.headcount", people=people,
+                                           n=at_once(people, part), share=part))
 
 
 def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:
@@ -293,12 +313,10 @@ def read(said: str, turn: Turn, today: date | None) -> Step:
 def _say_assumed(conv: Conversation, inferred: frozenset[str]) -> Step:
     """What an answer at a question made the bot assume ('200 employees': the share at
     once), said as assumed, as an opening's is."""
-    keys = [k for k in sorted(inferred) if k in conv.answers]
-    if not keys:
-        return NOTHING
-    return tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed", answers=[
-        share(conv.answers) if k == "concurrency" and "users_total" in conv.answers
-        else pair(k, conv.answers[k]) for k in keys])))
+    said = assumed_pairs(conv.answers, sorted(inferred))
+    whole = headcount(conv.answers) if "concurrency" in inferred else None
+    return ((tell(Notice(kind="assumed", text=msg("dialogue.notice.assumed", answers=said)))
+             if said else NOTHING) + (tell(whole) if whole else NOTHING))
 
 
 def _model(text: str, turn: Turn, today: date | None) -> Step:
@@ -362,7 +380,7 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
     told: set[str] = set()
     for k, v in other.items():
         if k not in fresh and k in conv.answers and conv.answers[k] != v and KEYS[k].shown \
-                and not _whole(k, other) and KEYS[k].slot not in told:  # once per question
+                and KEYS[k].slot not in told:  # once per question
             told.add(KEYS[k].slot)
             step += tell(Notice(kind="info", text=msg(
                 "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),

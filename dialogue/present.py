@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from dialogue.answer import headcount
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation, SlotName
 from dialogue.flow import ALWAYS, EngineFailed, Plan, request
@@ -123,7 +124,7 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
     if owned is not None:
         notices.append(owned)
     whole = _all_at_once(conv)
-    if whole is not None:
+    if whole is not None and whole[0] not in notices:  # said once, when this turn said it
         notices.append(whole[0])
     return _reply(conv, kind="result", text=rec.headline, help=msg("dialogue.help.result"),
                   notices=notices, steps=list(rec.questions), error=out.error,
@@ -132,19 +133,15 @@ def _result(conv: Conversation, plan: Plan, out: Outcome) -> Reply:
 
 
 def _all_at_once(conv: Conversation) -> tuple[Notice, Nav] | None:
-    """'500 users, taken as 500 at once: or 500 people of whom some are active?': a
-    headcount (users, people, employees, seats: one rule) sized as all of them at once, said
-    as assumed, with one click to the share of them a headcount usually has at once."""
-    a = conv.answers
-    people, n = a.get("users_total"), a.get("concurrency")
-    if not isinstance(people, int) or isinstance(people, bool) or n != people or people < 2:
+    """A headcount taken as all of them at once (:func:`answer.headcount`), said on every
+    card, with one click to the share of them a headcount usually has at once."""
+    notice = headcount(conv.answers)
+    if notice is None:
         return None
-    share = assumptions().peak_share
-    some = at_once(people, share)
-    notice = Notice(kind="assumed", text=msg("dialogue.notice.headcount", people=people,
-                                             n=some, share=share))
+    people, share = conv.answers["users_total"], assumptions().peak_share
+    assert isinstance(people, int)
     nav = Nav(kind="change", slot="concurrency", label=msg(
-        "dialogue.nav.some_at_once", n=some, share=share, people=people),
+        "dialogue.nav.some_at_once", n=at_once(people, share), share=share, people=people),
         value=f"{people} people, {share * 100:g}% at once")
     return notice, nav
 

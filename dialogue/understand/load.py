@@ -181,7 +181,7 @@ def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
     if not 2 <= people <= 10_000_000:
         return None
     if people <= CONCURRENCY_MAX:  # all of them at once, as '500 users' is (said so)
-        return {"users_total": people, "concurrency": people}
+        return {"users_total": people, "concurrency": people, ASSUMED: "concurrency"}
     n = at_once(people)
     if n > CONCURRENCY_MAX:  # '5 million employees': the assumed share is past what is sized
         raise ParseError(msg("dialogue.error.headcount_peak", people=people, n=n,

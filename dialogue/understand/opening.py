@@ -179,10 +179,10 @@ _USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
 
 def _users(said: str) -> Reading:
     """'64 concurrent users' is 64 at once; '500 users' a headcount of people, all of them
-    taken at once (said so, with one click to a share of them), as '500 people' is."""
+    taken at once (assumed and said so, with one click to a share of them), as '500 people' is."""
     n = numbers.concurrency(said)
     if _USERS.search(said) and not _AT_ONCE_SAID.search(said) and n >= 2:
-        return {"users_total": n, "concurrency": n}
+        return {"users_total": n, "concurrency": n, load.ASSUMED: "concurrency"}
     return {"concurrency": n}
 
 

@@ -105,7 +105,10 @@ def _keys(noun: str, answers: Mapping[str, object]) -> tuple[str, list[str]]:
         for shape in _PROBES:
             typed = shape.replace("{w}", " ".join(words))
             found = extract(typed.format(n=n), find_model=False, training=training)
-            keys = [k for k in found.answers if k not in found.inferred and k in answers]
+            # an inferred key counts when it is the count typed ('4000 users' at once),
+            # never a share derived from it
+            keys = [k for k, v in found.answers.items() if k in answers
+                    and (k not in found.inferred or v == n)]
             if keys:
                 if "concurrency" in keys and "users_total" not in answers:
                     return "", ["concurrency"]  # requests at once stay so, never a headcount

@@ -87,7 +87,8 @@ def test_the_same_answers_give_the_same_card_at_once_or_one_at_a_time() -> None:
     assert once.kind == step.kind == "result" and once.request == step.request
     assert step.sources["per_user_tokens_per_s"] == "assumed"
     assert "dialogue.notice.assumed" in [n.text.id for n in step.notices]
-    assert step.nav[0].value == "change target"  # the assumed speed: one click to change
+    # what was assumed (the speed, the headcount all at once) is one click to change, first
+    assert [n.value for n in step.nav[:2]] == ["change concurrency", "change target"]
 
 
 def test_what_the_speed_question_reads_is_read_after_the_card() -> None:

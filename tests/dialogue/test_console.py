@@ -142,10 +142,11 @@ def test_end_of_input_mid_way_says_what_was_kept() -> None:
 
 def test_the_cards_actions_are_offered_after_the_card() -> None:
     d = Dialogue(MemoryStore())
-    rec = d.start("k", "llama 3.1 8b inference 64 users 8k no target").recommendation
+    rec = d.start("k", "llama 3.1 8b inference 64 concurrent users 8k no target").recommendation
     assert rec is not None
     # 1: the math; 2: compare with another GPU (the GPU menu, then a pick); 3: change an answer
-    rc, out = _run("1\n2\n5\n3\n1\n", ["llama", "3.1", "8b", "inference", "64", "users", "8k",
+    rc, out = _run("1\n2\n5\n3\n1\n", ["llama", "3.1", "8b", "inference", "64", "concurrent",
+                                       "users", "8k",
                                        "no", "target"])
     assert rc == 0
     for action in ("math", "compare", "change"):

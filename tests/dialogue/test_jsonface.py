@@ -44,7 +44,7 @@ def test_one_object_per_line_to_the_recommendation(module: str) -> None:
     assert out[0]["answers"] == {"model": "llama-3.1-70b", "workload": "inference",
                                  "users_total": 64, "concurrency": 64, "gpu": "rtx-pro-6000-server",
                                  "gpus_per_node": 8, "interconnect": "ib-200"}
-    assert out[0]["sources"]["concurrency"] == "said" and out[0]["sources"]["gpu"] == "default"
+    assert out[0]["sources"]["concurrency"] == "assumed" and out[0]["sources"]["gpu"] == "default"
     assert out[0]["recommendation"] is None and out[0]["language"] == "en"
     assert {"value": "32k", "label": "32k tokens"} in out[0]["choices"]
     last = out[-1]

@@ -34,7 +34,7 @@ def test_stored_form_is_json_without_the_machine() -> None:
                         "proposals", "reask", "language", "language_source", "history", "owner",
                         "version", "created_at", "updated_at", "expires_at"}
     assert doc["state"] == "context" and doc["answers"]["concurrency"] == 64
-    assert doc["sources"]["concurrency"] == "said" and doc["language"] == "en"
+    assert doc["sources"]["concurrency"] == "assumed" and doc["language"] == "en"
     assert stored.meta == {"ts": "1.2"} and stored.version == doc["version"]
 
 

@@ -302,7 +302,8 @@ def test_opening_from_the_issue() -> None:
                              "context": 32768, "int4": True}
     assert [o.answers for o in found.unsure["model"].options] == [
         {"model": "llama-3.1-405b"}, {"model": 405.0}, {}]
-    assert found.leftovers == [] and found.hint is None and found.inferred == set()
+    assert found.leftovers == [] and found.hint is None
+    assert found.inferred == {"concurrency"}  # all 64 at once: a headcount's, assumed
     found = extract("llama 3.1 405b inference 64 users 32k context int4 ok")
     assert found.answers == {"model": "llama-3.1-405b", "workload": "inference",
                              "users_total": 64, "concurrency": 64, "context": 32768,
