@@ -46,6 +46,8 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
+    answers, inferred = reading.as_counted(conv, found.answers, found.inferred, text)
+    found.answers, found.inferred = answers, set(inferred)
     # what the card already holds is no change ('40 tok/s per user' says serving again)
     said = {k: v for k, v in found.answers.items()
             if k not in found.inferred and not (SLOTS[KEYS[k].slot].shapes
@@ -86,7 +88,8 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
             typed = times.said if times is not None and times.said else text
             got = _completed(slot, typed, {k: v for k, v in said.items()
                                           if KEYS[k].slot == slot}, conv, today)
-            reading.put(conv, slot, got.answers, "said", got.inferred)
+            answers, inferred = reading.as_counted(conv, got.answers, got.inferred, text)
+            reading.put(conv, slot, answers, "said", inferred)
         return moved(turn, tell(Notice(kind="understood", text=msg(
             "dialogue.notice.changed", answers=[_pair(k, v, before) for k, v in said.items()
                                                 if KEYS[k].shown]))))

@@ -34,7 +34,7 @@ from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, question, serving, valid
 from dialogue.understand import config, models, names, negation
 from dialogue.understand.load import at_once
-from dialogue.understand.opening import Found, extract, serving_said
+from dialogue.understand.opening import Found, counts_users, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
 from engine import units
@@ -45,6 +45,22 @@ from engine.wording import Message, msg
 def pair(key: str, value: AnswerValue) -> Message:
     k = KEYS[key]
     return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
+
+
+def as_counted(conv: Conversation, answers: Mapping[str, AnswerValue],
+               inferred: Container[str], text: str) -> tuple[dict[str, AnswerValue],
+                                                            frozenset[str]]:
+    """Users counted as this conversation counts them: where its load was said at once
+    ('64 concurrent users'), a later '200 users' is 200 at once, said, never a headcount of
+    which all are assumed at once ('800 employees' stays a headcount)."""
+    out, kept = dict(answers), frozenset(k for k in answers if k in inferred)
+    if ("concurrency" in kept and out.get("users_total") == out.get("concurrency")
+            and counts_users(text)
+            and "users_total" not in conv.answers and "concurrency" in conv.answers
+            and conv.sources.get("concurrency") in ("said", "confirmed")):
+        del out["users_total"]
+        kept -= {"concurrency"}
+    return out, kept
 
 
 def put(conv: Conversation, slot: SlotName, answers: Mapping[str, AnswerValue], source: Source,
@@ -402,6 +418,8 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
         del found.answers[k]
     for s in [s for s in found.unsure if SLOTS[s].shapes]:
         del found.unsure[s]
+    answers, inferred = as_counted(conv, found.answers, found.inferred, text)
+    found.answers, found.inferred = answers, set(inferred)
     if not found.answers and (share := readers.share_of_people(text, conv.answers)):
         return _share_at_question(share, turn)
     if not found.answers:

@@ -42,7 +42,7 @@ from dialogue.slots import (
     current_default,
     question,
 )
-from dialogue.understand import commands, config, language
+from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import extract
 from dialogue.understand.tidy import tidy
@@ -157,7 +157,8 @@ def take(conv: Conversation, text: str, today: date | None = None) -> Outcome:
     turn = Turn(work)
     if work.state == CANCELLED and (cmd is None or cmd.kind != "restart"):
         step = Step(error=msg("dialogue.error.cancelled"))
-    elif cmd is not None:
+    elif cmd is not None and not (work.state == DONE and cmd.kind == "help"
+                                  and negation.asks_why(text)):  # 'why?': the card's reason
         step = _said_after_verb(cmd, turn, today) or navigate(cmd, turn, today)
     elif len(text) > (config.MAX_CONFIG_CHARS if pasted else MAX_ANSWER_CHARS):
         step = Step(error=msg("dialogue.error.too_long", n=len(text)))

@@ -214,6 +214,8 @@ def _avoided(rest: str, answers: dict[str, AnswerValue]
     return rest, None
 
 
+#: a count written as GPUs per node ('8x H100', '8 × H100'), never a count of servers
+_PER_NODE = re.compile(r"\d+\s*[x×]\s")
 _GLUED_COUNT = re.compile(r"(?<!\S)(\d+x)([a-z][a-z0-9-]*)(?!\S)")
 
 
@@ -241,7 +243,17 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
         elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
             count, i, size = 1, i - 1, size + 1
         after = ws[i + size] if i + size < len(ws) else ""
-        if count is not None and _NODES.fullmatch(after):  # '4 H100 nodes': 4 nodes of them
+        per_node = _PER_NODE.match(" ".join(ws[i : i + size])) is not None
+        if count is not None and _NODES.fullmatch(after) and per_node:
+            # '2 8x H100 servers': 2 servers of 8 each; '8x H100 servers': 8 in each
+            answers.setdefault("gpus_per_node", count)
+            pre = ws[i - 1] if i > 0 else ""
+            if pre.isdigit() and 1 <= int(pre) <= _NODES_MAX:
+                answers.setdefault("nodes_owned", int(pre))
+                i -= 1
+                size += 1
+            size += 1
+        elif count is not None and _NODES.fullmatch(after):  # '4 H100 nodes': 4 nodes of them
             answers.setdefault("nodes_owned", count)
             size += 1
         elif count is not None:

@@ -177,6 +177,11 @@ _AT_ONCE_SAID = re.compile(rf"{terms('at_once_hints')}|actifs?\b|\bpic\b")
 _USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
 
 
+def counts_users(text: str) -> bool:
+    """Whether a text counts users ('200 users'), as against people, employees or seats."""
+    return _USERS.search(fold(text)) is not None
+
+
 def _users(said: str) -> Reading:
     """'64 concurrent users' is 64 at once; '500 users' a headcount of people, all of them
     taken at once (assumed and said so, with one click to a share of them), as '500 people' is."""
