@@ -31,7 +31,7 @@ from dialogue.machine import Turn
 from dialogue.outcome import NOTHING, Step, tell
 from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
-from dialogue.slots import SLOTS, question, serving, valid
+from dialogue.slots import SLOTS, assumed, question, serving, valid
 from dialogue.understand import config, models, names, negation
 from dialogue.understand.load import at_once
 from dialogue.understand.opening import Found, counts_users, extract, serving_said
@@ -246,6 +246,30 @@ def option_for(conv: Conversation, said: str) -> Option | None:
     return holding[0] if len(holding) == 1 else None
 
 
+def yes_or_no(turn: Turn, yes: bool) -> Step | None:
+    """A yes or a no that the question's own reader refused ('Yes, that one.', 'oui c'est
+    ça'): at a yes-or-no proposal, its first or last option; at a question whose answer
+    was assumed ('I assumed: inference. Is that right?'), a yes keeps it as Enter does, a no
+    drops it and asks the question plainly. None where a yes or a no answers nothing."""
+    conv = turn.conv
+    proposal = conv.proposals.get(conv.state)
+    if proposal is not None:
+        return choose(proposal.options[0 if yes else -1], turn) if proposal.confirms else None
+    slot = SLOTS[question(conv.state)]
+    if not assumed(conv, slot.name):
+        return None
+    if yes:
+        keys = [k for k in slot.keys if k in conv.answers]
+        for k in keys:
+            conv.put(k, conv.answers[k], "confirmed")
+        return Step(notices=(Notice(kind="understood", text=msg(
+            "dialogue.notice.confirmed", answers=[pair(k, conv.answers[k]) for k in keys])),),
+            answered=True)
+    for k in slot.keys:
+        conv.drop(k)
+    return Step(changed=True)
+
+
 def choose(option: Option, turn: Turn) -> Step:
     """A proposal's option picked: its answers, marked confirmed. 'None of these' reopens
     the question with the ways to describe a model (nothing answered, the same question)."""
@@ -449,7 +473,8 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
                        label=msg("dialogue.choice.change_to", answer=pair(key, value)),
                        answers={key: value}),
                 Option(value="keep", label=msg("dialogue.choice.keep",
-                                               answer=pair(key, conv.answers.get(key))))]))
+                                               answer=pair(key, conv.answers.get(key))))],
+            confirms=True))
     if not fresh:
         return None
     found.answers, found.inferred = fresh, found.inferred & set(fresh)

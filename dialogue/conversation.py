@@ -83,6 +83,9 @@ class Proposal(BaseModel):
 
     text: Message
     options: list[Option]
+    #: a yes-or-no question ('Did you mean Llama 3.3 70B?'): a yes takes its first option,
+    #: a no its last (none of these, keep what was said, the other reading)
+    confirms: bool = False
 
 
 class Conversation(BaseModel):

@@ -90,7 +90,7 @@ def _elsewhere(t: str, here: SlotName, value: float, here_label: Message) -> Pro
                Option(value=f"{value:g}" + (" tok/s" if here == "target_tokens_per_s" else ""),
                       label=here_label, answers={here: value})]
     return Proposal(text=msg("dialogue.confirm.context", tokens=n * 1024, other=here_label),
-                    options=options)
+                    options=options, confirms=True)
 
 
 def _phrases(t: str, a: Answers, lang: Lang, today: date | None,

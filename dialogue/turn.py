@@ -199,6 +199,16 @@ def _at_question(text: str, turn: Turn, today: date | None) -> Step:
         return help_of(turn, topic(text) or conv.state)
     if not text.strip():
         return _empty(turn)
+    yes = negation.polarity(text)
+    if yes is not None:  # its reader first ('no, LoRA'); then a yes or a no to what is asked
+        trial = Turn(conv.fork())
+        step = reading.read(text, trial, today)
+        if step.error is None or step.changed:
+            return then(turn, reading.read(text, turn, today))
+        answered = reading.yes_or_no(turn, yes)
+        if answered is not None:
+            return then(turn, answered)
+        return step
     return then(turn, reading.read(text, turn, today))
 
 

@@ -161,18 +161,18 @@ def _unsure(said: str, candidates: list[str], lang: Lang,
         key = ("dialogue.confirm.model_one" if len(candidates) == 1
                else "dialogue.confirm.model_which")
         return Proposal(text=msg(key, text=shown(said), names=_names(candidates)),
-                        options=model_options(candidates, bare))
+                        options=model_options(candidates, bare), confirms=len(candidates) == 1)
     size = bare if bare is not None else (named[0] if named else None)
     active = sizes(said, active=True) if bare is None and len(named) == 1 else ()
     if size is not None and len(active) == 1 and 0 < active[0] < size <= custom.PARAMS_MAX_B:
         # an MoE's name says both counts ('qwen3-coder-480b-a35b'): never sized as dense
         return Proposal(text=msg("dialogue.confirm.model_moe", text=shown(said),
                                  params=size * 1e9, active=active[0] * 1e9),
-                        options=[moe_option(size, active[0]), none_option()])
+                        options=[moe_option(size, active[0]), none_option()], confirms=True)
     if size is not None and 0 < size <= custom.PARAMS_MAX_B:
         return Proposal(text=msg("dialogue.confirm.model_dense", text=shown(said),
                                  params=size * 1e9),
-                        options=[dense_option(size), none_option()])
+                        options=[dense_option(size), none_option()], confirms=True)
     return describe(said)
 
 
