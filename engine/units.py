@@ -196,11 +196,14 @@ def count(n: float, lang: Lang = "en") -> str:
 
 
 def pct(share: float, lang: Lang = "en") -> str:
-    """A share as a whole percentage: 0.66 -> '66%' / '66 %'; under 1 %, to a tenth
-    (0.0044 -> '0.4%'), so a small share is never written as nothing ('<0.1%' below)."""
+    """A share as a whole percentage: 0.66 -> '66%' / '66 %'; under 10 %, to a tenth
+    (0.047 -> '4.7%', 0.0044 -> '0.4%'), so a small share is never rounded onto a threshold
+    or to nothing ('<0.1%' below)."""
     if 0 < share < 0.0005:
         return f"<{_FR_SPACE}0,1{_FR_SPACE}%" if lang == "fr" else "<0.1%"
-    value = number(share * 100, lang, 1 if 0 < abs(share) < 0.0095 else 0)
+    # under 10 %, to a tenth when it is not whole: '4.7% free' is never read as the 5% floor
+    tenth = 0 < abs(share) < 0.0995 and round(share * 1000) % 10 != 0
+    value = number(share * 100, lang, 1 if tenth else 0)
     return f"{value}{_FR_SPACE}%" if lang == "fr" else f"{value}%"
 
 
