@@ -23,7 +23,7 @@ from dialogue.keys import KEYS, for_batch
 from dialogue.machine import Turn, fire
 from dialogue.navigation import change, changeable, moved, plan_of, stay, words
 from dialogue.outcome import Step, tell
-from dialogue.readings import Reading, Refusal
+from dialogue.readings import Proposal, Reading, Refusal
 from dialogue.reply import CardAction, Notice
 from dialogue.slots import ORDER, SLOTS, is_training, serving
 from dialogue.understand import actions, negation, relative
@@ -64,6 +64,9 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         found.unsure = {s: p for s, p in found.unsure.items() if s not in moved_slots}
         moot = [r for k, r in found.refused.items() if k in KEYS and KEYS[k].slot in moved_slots]
         found.refusals = [r for r in found.refusals if r not in moot]  # 'deux fois': no length
+    for slot, meant in _as_said(found.unsure, conv).items():  # 'et à 50 tok/s ?'
+        said.update(meant)
+        del found.unsure[slot]
     moving = {KEYS[k].slot for k, v in said.items() if conv.answers.get(k) != v}
     if moving:  # 'run it on RTX 5090s': the GPU moves, not the workload 'run' says again
         said = {k: v for k, v in said.items() if KEYS[k].slot in moving}
@@ -152,6 +155,21 @@ def _idle(piece: str, conv: Conversation, today: date | None) -> bool:
         return False
     found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
     return not (found.answers or found.unsure or found.refusals)
+
+
+def _as_said(unsure: Mapping[SlotName, Proposal], conv: Conversation
+             ) -> dict[SlotName, dict[str, AnswerValue]]:
+    """A figure that could mean two things, said after a card that holds one of them as the
+    person said it ('30 tok/s per user' on the card, then 'and at 50 tok/s?'): the new figure
+    is in the measure they gave, so it is taken in it rather than asked. A measure the card
+    only assumed is still asked (the person never chose it)."""
+    own = {k for k, s in conv.sources.items() if s in ("said", "confirmed")}
+    out: dict[SlotName, dict[str, AnswerValue]] = {}
+    for slot, proposal in unsure.items():
+        fits = [o.answers for o in proposal.options if o.answers and set(o.answers) <= own]
+        if len(fits) == 1:
+            out[slot] = dict(fits[0])
+    return out
 
 
 def _at_assumed(text: str, conv: Conversation, can: list[SlotName],

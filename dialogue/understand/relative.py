@@ -28,9 +28,10 @@ _FACTORS = factors()
 _ARTICLE = terms("articles")
 _FACTOR = re.compile(
     rf"(?<![\w.,])(?:(?P<n>\d+(?:[.,]\d+)?)\s*{terms('times')}"
-    rf"(?:\s+(?P<fewer>{terms('fewer')})|\s+{terms('more')})?"
+    rf"(?:\s+(?P<fewer>{terms('fewer')})|\s+(?P<more>{terms('more')}))?"
     rf"|(?P<pct>\d+(?:[.,]\d+)?)\s*%\s*(?:(?P<less>{terms('pct_less')})|{terms('pct_more')})"
-    rf"|(?P<w>{alternation(_FACTORS)})(?:\s+{terms('more')})?)(?![\w-])"
+    rf"|(?P<w>{alternation(_FACTORS)})(?:\s+(?:{terms('more')}|(?P<less_w>{terms('fewer')})))?)"
+    rf"(?:(?<=')|(?![\w-]))"  # 'le nombre d'utilisateurs': the article elided
     rf"(?P<long>\s+{terms('longer')}(?![\w-]))?")
 #: Where the noun a factor applies to ends: punctuation, or a word that opens a new clause
 _NOUN_END = re.compile(rf"[,.;:!?()]|\s{terms('clause_ends')}(?![\w-])")
@@ -63,8 +64,9 @@ def change(text: str, answers: Mapping[str, object]) -> Relative | None:
     elif m["n"]:  # '2x the users', 'deux fois moins d'epochs'
         factor = float(m["n"].replace(",", "."))
         factor = 1 / factor if m["fewer"] and factor else factor
-    else:
+    else:  # 'moitié moins de contexte' is half of it, as 'half the context'
         factor = _FACTORS[m["w"]]
+        factor = 1 / factor if m["less_w"] and factor > 1 else factor
     if not 0 < factor <= 1000 or factor == 1:
         return None
     named: list[tuple[str, list[str]]]
@@ -73,7 +75,8 @@ def change(text: str, answers: Mapping[str, object]) -> Relative | None:
     else:
         stop = _NOUN_END.search(t, m.end())
         nouns = _JOINED.split(t[m.end(): stop.start() if stop else len(t)])
-        named = [_keys(noun, answers) for noun in nouns]
+        counts = bool(m["n"]) and not m["fewer"] and not m["more"]
+        named = [_keys(noun, answers, counts=counts) for noun in nouns]
     out: dict[str, int | float] = {}
     phrases: list[str] = []
     for shape, keys in named:
@@ -94,9 +97,12 @@ def _length_key(answers: Mapping[str, object]) -> str:
     return "example_tokens" if "example_tokens" in answers else "context"
 
 
-def _keys(noun: str, answers: Mapping[str, object]) -> tuple[str, list[str]]:
+def _keys(noun: str, answers: Mapping[str, object], *, counts: bool = False
+          ) -> tuple[str, list[str]]:
     """The card's keys a noun names ('les users' -> users_total, concurrency), as the
-    opening's readers read it after a number, and the shape it was read in ('{n} users')."""
+    opening's readers read it after a number, and the shape it was read in ('{n} users').
+    A bare 'Nx' before a GPU's name ``counts`` those GPUs ('8x L40S per node' is eight of
+    them, as the opening reads it), never a factor: none is named then."""
     words = _LEAD.sub("", noun.strip()).split()[:2]
     if not words or not words[0][0].isalpha():  # '64 x 8k' is a load, never a factor
         return "", []
@@ -105,6 +111,8 @@ def _keys(noun: str, answers: Mapping[str, object]) -> tuple[str, list[str]]:
         for shape in _PROBES:
             typed = shape.replace("{w}", " ".join(words))
             found = extract(typed.format(n=n), find_model=False, training=training)
+            if counts and "gpu" in found.answers:  # '8x L40S per node': GPUs counted
+                return "", []
             # an inferred key counts when it is the count typed ('4000 users' at once),
             # never a share derived from it
             keys = [k for k, v in found.answers.items() if k in answers
