@@ -15,7 +15,9 @@ from engine.decision import terms
 from engine.decision.facts import Facts
 from engine.decision.picture import inference_bytes, inference_picture
 from engine.physics.inference import Bounds, InferencePlan
+from engine.physics.memory import weights_bytes
 from engine.result import Precision
+from engine.units import GB
 from engine.wording import Message, Param, msg, text
 
 __all__ = ["BRIEF", "asks", "bound_parts", "fit", "miss", "nearest_miss", "rate", "shortfall"]
@@ -35,6 +37,10 @@ def fit(facts: Facts, plan: InferencePlan) -> Message:
         precision=terms.precision(plan.precision), load=terms.load(facts, plan.concurrency),
         kv=seg.work_gb, reserve=seg.reserve_gb, used=seg.used_gb, vram=seg.vram_gb,
         free_share=seg.free_share, layout=terms.inference_layout(plan))
+    if plan.dp == 1 and plan.attention_dp:  # why these weights outweigh the model's
+        once = weights_bytes(facts.params, plan.precision, facts.policy, facts.model) / GB
+        return msg("evidence.fit_attention_dp", weights=seg.weights_gb, once=once,
+                   group=plan.tp, weights_share=plan.weights_share, **common)
     if plan.dp == 1:
         return msg("evidence.fit", weights=seg.weights_gb, weights_share=plan.weights_share,
                    **common)
