@@ -34,6 +34,7 @@ from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, assumed, question, serving, valid
 from dialogue.understand import config, models, names, negation
 from dialogue.understand.load import at_once
+from dialogue.understand.numbers import approximate, digits_in
 from dialogue.understand.opening import Found, counts_users, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
@@ -395,9 +396,12 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
     how to change it (a given answer is changed only by 'change'), never dropped silently;
     one refused ('0.5 tok/s') is said with its refusal."""
     conv = turn.conv
+    if not has_digit(approximate(digits_in(fold(text)))) or len(text.split()) < 2:
+        return NOTHING
     # at a word question (the workload, the GPU) a sentence may name another model, which
-    # these answers would then be sized on without it: only the number questions take more
-    if not SLOTS[question(conv.state)].numeric or not has_digit(text) or len(text.split()) < 2:
+    # these answers would then be sized on without it: they are taken only where it names
+    # none ('40 people would use it at the same time' at the workload question)
+    if not SLOTS[question(conv.state)].numeric and _names_model(text, turn):
         return NOTHING
     found = extract(text, conv.language, find_model=False, today=today)
     other = {k: v for k, v in found.answers.items()
@@ -426,6 +430,12 @@ def also(text: str, turn: Turn, today: date | None) -> Step:
                 "dialogue.notice.kept", answer=pair(k, conv.answers[k]), said=pair(k, v),
                 word=msg(f"dialogue.slot.{KEYS[k].slot}.word"))))
     return step
+
+
+def _names_model(text: str, turn: Turn) -> bool:
+    """Whether a text names a model, certain or to confirm, or a Hub id."""
+    found = extract(text, turn.conv.language)
+    return "model" in found.answers or "model" in found.unsure or found.fetch is not None
 
 
 def with_more(text: str, turn: Turn, today: date | None) -> Step | None:

@@ -235,7 +235,7 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     parts = {k: a[k] for k in dataset.PARTS if k in a} | {
         k: got[k] for k in dataset.PARTS if k in got}
     said, items = _number(got.get("train_tokens")), parts.get("examples")
-    typed = numbers.length(t, lang) if isinstance(items, int) else None
+    typed = _length(t, lang) if isinstance(items, int) else None
     if typed is not None:  # '800', '2k tokens each': a length, never a total
         parts["example_tokens"], said = dataset.whole(typed), None
     passes = parts.get("epochs")
@@ -268,6 +268,20 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     kept = {k: got[k] for k in ("epochs",) if k in got} if change else {
         k: v for k, v in parts.items() if k != "example_tokens"}
     return Reading(kept | {"train_tokens": total})
+
+
+#: where a reply's phrases part ('1 500 tokens par exemple, 2 époques'), never inside a number
+_PHRASES = re.compile(r"(?<!\d),|,(?!\d)|;")
+
+
+def _length(t: str, lang: Lang) -> float | None:
+    """One example's length said alone, or as one phrase beside others the sentence reads
+    ('environ 1 500 tokens par exemple, 2 époques'): the one phrase that is a length."""
+    whole = numbers.length(t, lang)
+    if whole is not None:
+        return whole
+    found = [n for part in _PHRASES.split(t) if (n := numbers.length(part, lang)) is not None]
+    return found[0] if len(found) == 1 else None
 
 
 def _sized(tokens: float, t: str) -> float:

@@ -208,7 +208,9 @@ def compiled() -> Compiled:
     guard = "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(not_after))
     start = (rf"(?:{_alternation(set(units) - only_in_runs)}"
              rf"|{guard}(?:{_alternation(set(scales) - only_in_runs)})"
-             rf"|(?:{_alternation(before)})(?=\s+(?:{_alternation(set(scales))})\b))")
+             # 'a hundred', 'a couple dozen': the article starts a run before a scale
+             rf"|(?:{_alternation(before)})(?=\s+(?:(?:{_alternation(only_in_runs)})\s+)?"
+             rf"(?:{_alternation(set(scales))})\b))")
     spelled = re.compile(rf"(?<![\w-])(?:{start})(?:{sep}(?:{word}))*(?![\w-])", re.I)
     glued_words = {w for b in books for w in b.glued.words}
     glued = re.compile(

@@ -28,7 +28,7 @@ from dialogue.errors import ParseError
 from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.understand import config, custom
 from dialogue.understand.lexicon import entries, terms
-from dialogue.understand.negation import CORRECTION
+from dialogue.understand.negation import CORRECTION, REVALUE
 from dialogue.understand.text import fold, shown
 from engine.catalog import catalog
 from engine.catalog.names import Resolution, known_word, lookup, sizes
@@ -299,9 +299,14 @@ def find(rest: str, lang: Lang, noise: re.Pattern[str]) -> Mention:
         answers, problem = seen[said]
         if answers:
             later = _corrected(chunks, runs, (ci, a, b), answers, lang, budget, seen)
-            if later is not None:  # 'qwen2.5 32b, sorry, I meant qwen2.5 72b': the last
-                (ci, a, b), answers = later
-            return Mention(answers, None, _without(chunks, ci, a, b))
+            if later is None:
+                return Mention(answers, None, _without(chunks, ci, a, b))
+            # 'qwen2.5 32b, sorry, I meant qwen2.5 72b': the last, the name it corrects used
+            (cj, a2, b2), answers = later
+            chunks[ci][a:b] = [""] * (b - a)
+            if cj == ci:  # 'non pardon' between them: the correction's words, used too
+                chunks[ci][b:a2] = _uncorrected(chunks[ci][b:a2])
+            return Mention(answers, None, _without(chunks, cj, a2, b2))
         if problem is not None and first_problem is None:
             first_problem = (ci, a, b, problem)
     not_llm = _not_llm(rest)  # no LLM named, and a model that is none: said so
@@ -318,8 +323,11 @@ def _corrected(chunks: list[list[str]], runs: list[tuple[int, int, int]],
                seen: dict[str, tuple[Answers, Proposal | Fetch | Refusal | None]]
                ) -> tuple[tuple[int, int, int], Answers] | None:
     """Another model named after ``found`` with a correction between them ('Qwen2.5 32B
-    (sorry, I meant Qwen2.5 72B)'): that one, the person's last word."""
-    ci, _, b = found
+    (sorry, I meant Qwen2.5 72B)'): that one, the person's last word. A correction that
+    says only the part that changes ('Qwen 2.5 32B, non pardon, 72B', 'Llama 3.1 70B, sorry,
+    3.3 70B') names the first model with its last words replaced by it."""
+    ci, a, b = found
+    old = chunks[ci][a:b]
     for cj, a2, b2 in sorted(runs, key=lambda r: (r[0], r[1])):
         if (cj, a2) <= (ci, b - 1):
             continue
@@ -328,13 +336,32 @@ def _corrected(chunks: list[list[str]], runs: list[tuple[int, int, int]],
         if not CORRECTION.search(f" {between} "):
             continue
         for start in range(a2, b2):  # 'meant qwen2.5 72b': the name, without what leads it
-            said = " ".join(chunks[cj][start:b2])
-            if said not in seen:
-                seen[said] = _mention(chunks[cj][start:b2], lang, budget)
-            other = seen[said][0]
-            if other and other.get("model") != answers.get("model"):
-                return (cj, start, b2), other
+            new = chunks[cj][start:b2]
+            tries = [new]
+            # '72b' after 'qwen 2.5 32b': 'qwen 2.5 72b' (a part without a family's name)
+            if start == a2 and len(new) < len(old) and not any(_family(w) for w in new):
+                tries.append([*old[:len(old) - len(new)], *new])
+            for words_ in tries:
+                said = " ".join(words_)
+                if said not in seen:
+                    seen[said] = _mention(words_, lang, budget)
+                other = seen[said][0]
+                if other and other.get("model") != answers.get("model"):
+                    return (cj, start, b2), other
     return None
+
+
+def _uncorrected(words: list[str]) -> list[str]:
+    """The words between a name and its correction, the correction's own blanked (its
+    places kept: the spans found in the sentence stay where they are)."""
+    said = " ".join(words)
+    cut = [(m.start(), m.end()) for m in REVALUE.finditer(f" {said} ")]
+    out, at = [], 0
+    for w in words:
+        start = at + 1  # the sentence searched starts with a space
+        out.append("" if any(a <= start and start + len(w) <= b for a, b in cut) else w)
+        at += len(w) + 1
+    return out
 
 
 def _without(chunks: list[list[str]], ci: int, a: int, b: int) -> str:

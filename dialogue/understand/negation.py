@@ -142,7 +142,7 @@ REVALUE = re.compile(
 #: average', '300 collaborateurs, non, à 350 collaborateurs'): the new number with the old
 #: one's words. A corrected number is whole ('1,500' is never '1' before ',500'), and a bare
 #: one ends its phrase (a stop, a dash, a clause's lead: 'make that 50 once the team joins').
-_CORRECTING = (rf"\s*[,?!(\u2013\u2014-]?\s*\(?\s*"
+_CORRECTING = (rf"\s*(?:[,;?!(\u2013\u2014-]|\.{{1,3}})?\s*\(?\s*"
                rf"(?:(?:{terms('correction')}|{terms('revalue')}),?\s+)+"
                rf"(?:{terms('corrected_lead')}\s+)?")
 _ENDS = rf"(?=\s*(?:[,;.)]|$)|\s+[\u2013\u2014-]\s|\s+{terms('clause_lead')}\b)"
@@ -153,7 +153,8 @@ _RESAID = re.compile(
     rf"{_CORRECTING}{_NEW}(?:\s+(?P=u1)\b|(?:\s+{terms('enough')})?{_ENDS}{_CLOSING})")
 #: A bare number corrected by another ('context de 8k, enfin plutôt 16k parce que'): the new.
 _RESAID_BARE = re.compile(
-    rf"(?<![\w.])\d[\d.,]*[km]?(?=[\s,(-]){_CORRECTING}{_NEW}{_ENDS}{_CLOSING}")
+    rf"(?<![\w.])\d[\d.,]*[km]?(?=[\s,(.-]){_CORRECTING}{_NEW}"
+    rf"(?:\s+{terms('enough')})?{_ENDS}{_CLOSING}")
 
 
 def resaid(t: str) -> str:

@@ -102,6 +102,11 @@ _RANGE = re.compile(
     rf"\s*{terms('range_to')}\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
 
 
+#: a count said roughly by a word after it ('fifty-odd', '50ish', '60 or so')
+_ABOUT_AFTER = re.compile(
+    rf"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?[km]?)(?:\s*-\s*|\s+)?{terms('about_after')}(?![\w'])")
+
+
 def _scaled(num: str, scale: str) -> float:
     return float(num.replace(",", ".")) * {"": 1, "k": 1e3, "m": 1e6}[scale]
 
@@ -120,7 +125,7 @@ def approximate(folded: str) -> str:
         if before and not m["sa"] and (before[-1], m["a"]) in _name_ends():
             return m.group(0)  # 'mistral small 3 to 30 users': the 3 ends the model's name
         return f"{m['b']}{m['sb']}" if a < b else m.group(0)
-    return _RANGE.sub(peak, _ABOUT_RE.sub(about, folded))
+    return _RANGE.sub(peak, _ABOUT_RE.sub(about, _ABOUT_AFTER.sub(r"\g<n>", folded)))
 
 
 @cache
@@ -166,18 +171,24 @@ _FILLER = re.compile(rf"^(?:{terms('filler')}\s*)+")
 
 
 def _clean(text: str) -> str:
-    """Folded, spelled numbers as digits, fillers ('about', 'environ') off."""
-    return _FILLER.sub("", approximate(spelled(fold(text)))).strip()
+    """Folded, spelled numbers as digits, fillers ('about', 'environ') off, and the full
+    stop that ends a sentence ('4096 tokens.')."""
+    return _FILLER.sub("", approximate(spelled(fold(text)))).strip().rstrip(".!").rstrip()
 
 
 def _negative(text: str, what: Message) -> ParseError:
     return ParseError(msg("dialogue.error.negative", text=shown(text), what=what))
 
 
+#: what may close a quantity said as a ceiling ('90 au maximum', '64 users max') or as what
+#: will do ('16k is enough', '60 to be safe'): the number a sizing carries is that one
+_AT_MOST = re.compile(rf"(?:^|\s+)(?:{terms('at_most_after')}|{terms('enough')})$")
+
+
 def _read(text: str, kind: Kind, units: str) -> float | None:
     """The quantity of ``text`` when the words after it match ``units``; raises on a minus."""
     q = quantity(_clean(text), kind)
-    if q is None or re.fullmatch(units, q[1]) is None:
+    if q is None or re.fullmatch(units, _AT_MOST.sub("", q[1])) is None:
         return None
     return q[0]
 
@@ -192,7 +203,8 @@ def _whole(value: float | None, lo: float, hi: float) -> int | None:
 
 CONCURRENCY_MAX = 100_000
 GPUS_PER_NODE_MAX = 16  # the engine's bound (SizingRequest.gpus_per_node)
-USERS = (rf"(?:{terms('users_before')}?\s*{terms('users_words')}?\s*{terms('users_after')}?"
+USERS = (rf"(?:{terms('users_before')}?\s*{terms('users_words')}?"
+         rf"(?:\s*{terms('using_it')}(?=\s+{terms('users_after')}))?\s*{terms('users_after')}?"
          rf"|{terms('users_alone')})")
 
 

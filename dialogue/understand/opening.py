@@ -95,14 +95,14 @@ _OWN: tuple[Recogniser, ...] = (
     # never a model's size before its checkpoint's word ('llama2 7b chat': no 7B chats)
     Recogniser("users_at_once", ("concurrency",), _rx(
         rf"(?P<v>(?![\d.]+b\b){N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
-        rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
+        rf"(?:\s+(?:{terms('using_it')}\s+)?{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
         cues=("user", "request", "session", "stream", "concurren", "client",
               "utilisateur", "requete", "conversation", "chat")),
     # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
         rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
-        rf"{terms('said_at_once')}"),
+        rf"(?:{terms('using_it')}\s+)?{terms('said_at_once')}"),
         lambda m, c: None if _NOT_A_SHARE.search(m.string, 0, m.start()) else {
             "concurrency": numbers.concurrency(m["v"].strip())},
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",

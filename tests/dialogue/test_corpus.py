@@ -117,7 +117,8 @@ def assert_safe(reply: Reply, typed: list[str]) -> None:
             # an MoE's name may drop its size's last 'b' ('mixtral 8x7')
             keys = {k for key in model_keys(spec)
                     for k in (key, re.sub(r"(\d+x\d+)b$", r"\1", key))}
-            assert any(k and k in everything for k in keys), (req["model"], typed)
+            assert any(k and k in everything for k in keys) or _said_in_parts(
+                spec, typed), (req["model"], typed)
     if src["workload"] == "said" and req["workload"] != "inference":
         words = _SAID_WORKLOAD[req["workload"]]  # an oracle of its own, not the readers'
         assert any(w in fold(" ".join(typed)) for w in words), (req["workload"], typed)
@@ -129,6 +130,27 @@ def assert_safe(reply: Reply, typed: list[str]) -> None:
         assert named or (req.get("int4") is True and src["int4"] in SURE), (rec.precision, src)
     if rec.precision == "nf4":
         assert req["workload"] == "qlora"
+
+
+_TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)?[a-z]*")
+
+
+def _said_in_parts(spec: Any, typed: list[str]) -> bool:
+    """A name typed in two pieces, in order: its first words, then the rest later, as a
+    person who corrects only the part that changes says it ('Qwen 2.5 32B, pardon, 72B' says
+    Qwen2.5 72B). Words, not letters: '8 bit' never says a size '8b'."""
+    said = _TOKEN.findall(fold(" ".join(typed)))
+
+    def at(part: list[str], start: int) -> int | None:
+        return next((i for i in range(start, len(said) - len(part) + 1)
+                     if said[i:i + len(part)] == part), None)
+    for name in (spec.name, *spec.aliases):
+        words = _TOKEN.findall(fold(name))
+        for cut in range(1, len(words)):
+            first = at(words[:cut], 0)
+            if first is not None and at(words[cut:], first + cut) is not None:
+                return True
+    return False
 
 
 #: The words without which a person did not say that workload (a bare "fine-tune" says none).
