@@ -421,6 +421,7 @@ def _share_apart(rest: str, found: Found) -> str:
     if apart is None:
         return rest
     found.answers["concurrency"] = load.at_once(people, apart[0])
+    found.inferred.discard("concurrency")  # said, even when it is the share assumed
     return apart[1]
 
 
