@@ -97,8 +97,8 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?P<v>(?![\d.]+b\b){N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
         rf"(?:\s+{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
-        cues=("user", "request", "session", "stream", "concurren", "client",
-              "utilisateur", "requete", "conversation", "chat")),
+        cues=("user", "req", "session", "stream", "concurren", "client",
+              "utilisateur", "conversation", "chat")),
     # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
         rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
