@@ -125,8 +125,19 @@ def which_speed(rate: float) -> Proposal:
 
 #: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
 _ANSWERS = terms("answers_words")
-FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:{terms('fast')}|quick(?!\s+questions?\b))"
-                  rf"\b(?:\s+{_ANSWERS}\b)?")
+_FAST = rf"(?:{terms('fast')}|quick)"
+FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b{_FAST}\b(?:\s+{_ANSWERS}\b)?")
+#: 'a quick sizing', 'un chiffrage rapide', 'quick question': the request is quick, not the
+#: answers the model gives (no speed is wanted by it)
+QUICK_ASK = re.compile(rf"\b{terms('quick_asks')}\s+{_FAST}\b|\b{_FAST}\s+{terms('quick_asks')}\b")
+
+
+def fast(folded: str) -> re.Match[str] | None:
+    """A speed wanted without a number, never the quickness of the request itself."""
+    m = FAST.search(folded)
+    if m is None or QUICK_ASK.search(folded) is None:
+        return m
+    return FAST.search(QUICK_ASK.sub(lambda q: " " * len(q[0]), folded))
 
 
 def how_fast() -> Proposal:

@@ -530,7 +530,7 @@ def _whose_speed(folded: str, found: Found) -> None:
 
 def _vague_speed(rest: str, found: Found) -> str:
     """'réponse rapide': how fast is asked (no speed is assumed for it)."""
-    m = names.FAST.search(rest)
+    m = names.fast(rest)
     if m is None or "target_tokens_per_s" in found.unsure or any(
             k in found.answers for k in ("per_user_tokens_per_s", "target_tokens_per_s")):
         return rest
