@@ -163,6 +163,9 @@ def digits_in(folded: str) -> str:
 # -- the words around a number ---------------------------------------------------------------
 
 _FILLER = re.compile(rf"^(?:{terms('filler')}\s*)+")
+#: the same words after the number ('16 000 tokens environ.', '8k or so'), and a sentence's
+#: full stop
+_FILLER_AFTER = re.compile(rf"(?:\s+(?:{terms('filler')}|{terms('or_so')}))*[\s.!]*$")
 
 
 def _clean(text: str) -> str:
@@ -176,9 +179,12 @@ def _negative(text: str, what: Message) -> ParseError:
 
 def _read(text: str, kind: Kind, units: str) -> float | None:
     """The quantity of ``text`` when the words after it match ``units``; raises on a minus."""
-    q = quantity(_clean(text), kind)
-    if q is None or re.fullmatch(units, q[1]) is None:
-        return None
+    t = _clean(text)
+    q = quantity(t, kind)
+    if q is None or re.fullmatch(units, q[1]) is None:  # '16 000 tokens environ.'
+        q = quantity(_FILLER_AFTER.sub("", t), kind)
+        if q is None or re.fullmatch(units, q[1]) is None:
+            return None
     return q[0]
 
 
