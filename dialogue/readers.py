@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 from functools import wraps
 
@@ -180,6 +181,9 @@ def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
         size = got.answers.get("context") or got.answers.get("prompt_tokens")
         if isinstance(size, int):
             return Reading({"document_tokens": size})
+        each = length_in(t, lang)  # '6 000 tokens chacun, pour des résumés de 400 tokens'
+        if each is not None:
+            return replace(got, answers=got.answers | {"document_tokens": int(each)})
     return got
 
 
@@ -235,7 +239,7 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     parts = {k: a[k] for k in dataset.PARTS if k in a} | {
         k: got[k] for k in dataset.PARTS if k in got}
     said, items = _number(got.get("train_tokens")), parts.get("examples")
-    typed = _length(t, lang) if isinstance(items, int) else None
+    typed = length_in(t, lang) if isinstance(items, int) else None
     if typed is not None:  # '800', '2k tokens each': a length, never a total
         parts["example_tokens"], said = dataset.whole(typed), None
     passes = parts.get("epochs")
@@ -270,18 +274,18 @@ def read_budget(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
     return Reading(kept | {"train_tokens": total})
 
 
-#: where a reply's phrases part ('1 500 tokens par exemple, 2 époques'), never inside a number
-_PHRASES = re.compile(r"(?<!\d),|,(?!\d)|;")
+#: where a reply's parts split ('~900 tokens each, 3 epochs'), never inside '1,200'
+_PARTS = re.compile(r"(?<!\d),|,(?!\d)|;")
 
 
-def _length(t: str, lang: Lang) -> float | None:
-    """One example's length said alone, or as one phrase beside others the sentence reads
-    ('environ 1 500 tokens par exemple, 2 époques'): the one phrase that is a length."""
+def length_in(t: str, lang: Lang) -> float | None:
+    """One item's length said as the whole reply ('800', '2k tokens each') or as one of its
+    parts beside the others ('~900 tokens each, 3 epochs', '6 000 tokens chacun, pour des
+    résumés de 400 tokens'): the other parts are read as their own answers."""
     whole = numbers.length(t, lang)
-    if whole is not None:
+    if whole is not None or not _PARTS.search(t):
         return whole
-    found = [n for part in _PHRASES.split(t) if (n := numbers.length(part, lang)) is not None]
-    return found[0] if len(found) == 1 else None
+    return next((n for p in _PARTS.split(t) if (n := numbers.length(p, lang)) is not None), None)
 
 
 def _sized(tokens: float, t: str) -> float:

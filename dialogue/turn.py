@@ -45,7 +45,7 @@ from dialogue.slots import (
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import extract
-from dialogue.understand.tidy import tidy
+from dialogue.understand.tidy import as_typed, tidy
 from engine.wording import Message, msg
 
 __all__ = ["MAX_ANSWER_CHARS", "MAX_OPENING_CHARS", "Outcome", "begin",
@@ -90,9 +90,10 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
         elif (found.hint is not None and "model" not in found.answers
               and "model" not in work.proposals and step.fetch is None):
             step += reading.refuse(found.hint)
-        if found.leftovers:
+        unused = as_typed(found.leftovers, typed)
+        if unused:
             step += tell(Notice(kind="ignored", text=msg("dialogue.notice.ignored",
-                                                         words=found.leftovers)))
+                                                         words=unused)))
     return Outcome.of(work, step + _settle(Turn(work)))
 
 

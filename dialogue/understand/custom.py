@@ -43,7 +43,8 @@ _FILL = rf"(?:\s+{terms('params_fill')})*"
 
 _PATTERNS = [
     # '1T total, 32B active', '671b total / 37b active', '1000 milliards dont 32 actifs'
-    re.compile(_count("total") + _FILL + rf"\s*(?:{_TOTAL_WORD})?\s*(?:{_MOE_WORD})?"
+    # ('1T total params, 32B active': the params word after 'total' too)
+    re.compile(_count("total") + _FILL + rf"\s*(?:{_TOTAL_WORD})?{_FILL}\s*(?:{_MOE_WORD})?"
                rf"[\s,;/]*{terms('and_with')}?\s*"
                + _count("active") + _FILL + rf"\s*{_ACTIVE_WORD}(?:\s*{_MOE_WORD})?"),
     # '32B active out of 1T', '32B actifs sur 1T'
@@ -105,6 +106,8 @@ def counts(text: str, lang: Lang = "en") -> Counts | None:
 _DENSE_IN_SENTENCE = [
     re.compile(rf"\b{terms('model_word')}\s+(?:dense\s+)?(?:de\s+|of\s+)?" + _count("total")
                + rf"(?:\s+(?:de\s+|d')?{terms('params')})?\b"),
+    # 'dense 30B', 'un modèle maison, dense 30B': the architecture said before the size
+    re.compile(r"\bdense\s+" + _count("total") + rf"(?:\s+(?:de\s+|of\s+)?{terms('params')})?\b"),
     re.compile(_count("total") + rf"[\s-]*(?:(?:de\s+|of\s+)?{terms('params')}"
                rf"|dense(?:\s+{terms('model_word')})?|(?:parameter|param)\s+(?:dense\s+)?model)\b"),
 ]

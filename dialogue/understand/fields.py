@@ -22,6 +22,8 @@ __all__ = ["as_phrases"]
 
 _NONE = re.compile(rf"^{terms('form_none')}$")
 _HAS_UNIT = re.compile(r"[a-z]")
+#: a rate's value starts with its number ('3000 tok/s', '~3k', 'environ 3000')
+_RATE = re.compile(rf"^(?:{terms('filler')}\s*)?\d")
 
 
 #: a value said of each user ('40 tok/s per user', '40 tok/s/user', '30 jetons/s chacun')
@@ -31,7 +33,13 @@ _NO = re.compile(terms("form_no"))
 
 
 def _target(v: str) -> str:
-    return "no target" if _NONE.match(v) else v if _PER_USER.search(v) else f"{v} in total"
+    """'target: 3000 tok/s' is a throughput; 'Target: Mixtral 8x22B' names no rate (a brief's
+    'target' is whatever it aims at): not this label's."""
+    if _NONE.match(v):
+        return "no target"
+    if not _RATE.match(v):
+        return ""
+    return v if _PER_USER.search(v) else f"{v} in total"
 
 
 def _speed(v: str) -> str:
@@ -52,7 +60,15 @@ def _four_bit(v: str) -> str:
     return ""
 
 
+#: what a data set may be counted in besides tokens ('dataset: 50k examples')
+_ITEMS = re.compile(rf"\b(?:{terms('examples')}|{terms('training_items')}|{terms('items')})\b")
+
+
 def _tokens(v: str) -> str:
+    """'dataset: 50M' is tokens; 'dataset: 50k examples, ~1,200 tokens each' is counted in
+    its own words, and read as the sentence it is (its length may follow its comma)."""
+    if _ITEMS.search(v):
+        return ""
     return v if re.search(r"tokens?|jetons?", v) else f"{v} tokens"
 
 

@@ -281,6 +281,10 @@ _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
               "societe", "boite", "total", "tout")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
+#: no GPU after a team's count: 'un serveur équipé de 4 RTX 4090' (folded, 'équipé' is
+#: 'equipe', a team) counts GPUs, never people
+_NO_GPU = (rf"(?!\s*(?:x\s*)?(?:{terms('gpu_makers')}|{terms('gpu_words')}"
+           r"|[a-z]{1,3}\d{2,4}[a-z]?)\b)")
 RECOGNISERS: tuple[Recogniser, ...] = (
     # '40 tok/s per user', or whose said first ('each person should get at least 40 tok/s')
     Recogniser("speed_per_user", ("per_user_tokens_per_s",), re.compile(
@@ -368,7 +372,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"
-        rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')}))?)\b"
+        rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')})|{_NO_GPU}))\b"
         rf"{NOT_AT_ONCE}"), _headcount,
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer

@@ -125,8 +125,19 @@ def which_speed(rate: float) -> Proposal:
 
 #: a speed wanted without a number ('fast answers', 'réponse rapide', 'low latency')
 _ANSWERS = terms("answers_words")
-FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b(?:{terms('fast')}|quick(?!\s+questions?\b))"
-                  rf"\b(?:\s+{_ANSWERS}\b)?")
+_FAST = rf"(?:{terms('fast')}|quick)"
+FAST = re.compile(rf"(?:\b{_ANSWERS}\s+)?\b{_FAST}\b(?:\s+{_ANSWERS}\b)?")
+#: 'a quick sizing', 'un chiffrage rapide', 'quick question': the request is quick, not the
+#: answers the model gives (no speed is wanted by it)
+QUICK_ASK = re.compile(rf"\b{terms('quick_asks')}\s+{_FAST}\b|\b{_FAST}\s+{terms('quick_asks')}\b")
+
+
+def fast(folded: str) -> re.Match[str] | None:
+    """A speed wanted without a number, never the quickness of the request itself."""
+    m = FAST.search(folded)
+    if m is None or QUICK_ASK.search(folded) is None:
+        return m
+    return FAST.search(QUICK_ASK.sub(lambda q: " " * len(q[0]), folded))
 
 
 def how_fast() -> Proposal:
@@ -216,12 +227,16 @@ _UNSURE = re.compile(rf"(?:{terms('unsure_fillers')}\s+)*{terms('unsure')}"
 
 _UNSURE_IN = re.compile(rf"\b{_UNSURE.pattern}\b")
 _DEFERRING = re.compile(rf"{terms('unsure_deferring')}")
+#: why it is not known yet ('no idea yet, customer hasn't told us', 'aucune idée, le client
+#: ne l'a pas dit'): no answer either
+_NOT_TOLD = re.compile(rf"{terms('unsure_reasons')}")
 
 
 def unsure(said: str) -> bool:
     """'not sure', 'je ne sais pas', 'default': the person leaves the choice to the bot; with
     words around it that only hand the choice over ('not sure, whatever you'd suggest', 'je
-    ne sais pas, je vous laisse retenir la valeur par défaut'), never with anything else
+    ne sais pas, je vous laisse retenir la valeur par défaut') or say why it is not known
+    ('no idea yet, the customer hasn't told us'), never with anything else
     ('not sure, maybe 32k' answers 32k)."""
     t = words(said).rstrip("?").strip()
     if not t or _UNSURE.fullmatch(t) is not None:
@@ -229,7 +244,8 @@ def unsure(said: str) -> bool:
     if _UNSURE_IN.search(t) is None:
         return False
     rest = _UNSURE_IN.sub(" ", t).split()
-    return all(NOISE.fullmatch(w) or _DEFERRING.fullmatch(w) for w in rest)
+    return all(NOISE.fullmatch(w) or _DEFERRING.fullmatch(w) or _NOT_TOLD.fullmatch(w)
+               for w in rest)
 
 
 #: A link named in a sentence: InfiniBand (NDR, HDR, a rate), or Ethernet by its rate, the

@@ -168,6 +168,9 @@ def digits_in(folded: str) -> str:
 # -- the words around a number ---------------------------------------------------------------
 
 _FILLER = re.compile(rf"^(?:{terms('filler')}\s*)+")
+#: the same words after the number ('16 000 tokens environ.', '8k or so'), and a sentence's
+#: full stop
+_FILLER_AFTER = re.compile(rf"(?:\s+(?:{terms('filler')}|{terms('or_so')}))*[\s.!]*$")
 
 
 def _clean(text: str) -> str:
@@ -187,9 +190,12 @@ _AT_MOST = re.compile(rf"(?:^|\s+)(?:{terms('at_most_after')}|{terms('enough')})
 
 def _read(text: str, kind: Kind, units: str) -> float | None:
     """The quantity of ``text`` when the words after it match ``units``; raises on a minus."""
-    q = quantity(_clean(text), kind)
+    t = _clean(text)
+    q = quantity(t, kind)
     if q is None or re.fullmatch(units, _AT_MOST.sub("", q[1])) is None:
-        return None
+        q = quantity(_FILLER_AFTER.sub("", t), kind)  # '16 000 tokens environ.'
+        if q is None or re.fullmatch(units, _AT_MOST.sub("", q[1])) is None:
+            return None
     return q[0]
 
 

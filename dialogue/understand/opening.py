@@ -97,8 +97,8 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?P<v>(?![\d.]+b\b){N}\s*{terms('users_before')}?\s*{terms('users_counted')}\b"
         rf"(?:\s+(?:{terms('using_it')}\s+)?{terms('users_at_once_after')}\b)?)"),
         lambda m, c: _users(m["v"]),
-        cues=("user", "request", "session", "stream", "concurren", "client",
-              "utilisateur", "requete", "conversation", "chat")),
+        cues=("user", "req", "session", "stream", "concurren", "client",
+              "utilisateur", "conversation", "chat")),
     # never the whole a share is of ('un utilisateur sur quatre en même temps')
     Recogniser("people_at_once", ("concurrency",), _rx(
         rf"(?P<v>{N})\s*(?:{terms('among_them')}\s+)?(?:{terms('people')}|{HEADS})?\s*"
@@ -421,6 +421,7 @@ def _share_apart(rest: str, found: Found) -> str:
     if apart is None:
         return rest
     found.answers["concurrency"] = load.at_once(people, apart[0])
+    found.inferred.discard("concurrency")  # said, even when it is the share assumed
     return apart[1]
 
 
@@ -529,7 +530,7 @@ def _whose_speed(folded: str, found: Found) -> None:
 
 def _vague_speed(rest: str, found: Found) -> str:
     """'réponse rapide': how fast is asked (no speed is assumed for it)."""
-    m = names.FAST.search(rest)
+    m = names.fast(rest)
     if m is None or "target_tokens_per_s" in found.unsure or any(
             k in found.answers for k in ("per_user_tokens_per_s", "target_tokens_per_s")):
         return rest

@@ -20,7 +20,7 @@ import re
 from dialogue.understand.lexicon import compiled, key, slipped
 from dialogue.understand.text import fold
 
-__all__ = ["spelled_number", "tidy"]
+__all__ = ["as_typed", "spelled_number", "tidy"]
 
 #: ``<@U123>``, ``<@U123|ann>``, ``<!here>``, ``(in) <#C123|sales>``: who and where, never an
 #: answer
@@ -95,6 +95,33 @@ def tidy(text: str) -> str:
     t = lex.scaled.sub(_scaled, t)
     t = lex.spelled.sub(lambda m: spelled_number(m[0]), t)
     return t.strip()
+
+
+def as_typed(chunks: list[str], typed: str) -> list[str]:
+    """The words no reader used, in the words the person typed: a word :func:`tidy` wrote in
+    place of another ('ctx client' left 'context') is said as typed ('ctx'): what is said back
+    as unused must be something the person recognises as theirs. A word no typed word gave
+    is kept as it is."""
+    if not chunks:
+        return chunks
+    lex = compiled()
+    said = [w.strip(".,;:!?()*_~") for w in re.split(r"[\s,;!?()]+", fold(typed))]
+    typed_words = set(said)
+    gave: dict[str, str] = {}  # a word tidy wrote -> the typed word it wrote it for
+    for t in dict.fromkeys(w for w in said if w):
+        for w in fold(lex.rewrites.get(key(t)) or slipped(t) or "").split():
+            gave.setdefault(w, t)
+    out = []
+    for chunk in chunks:
+        kept: list[str] = []
+        for w in chunk.split():
+            source = None if w in typed_words else gave.get(w)
+            if source is None:
+                kept.append(w)
+            elif source not in kept:
+                kept.append(source)
+        out.append(" ".join(kept))
+    return out
 
 
 def _scaled(m: re.Match[str]) -> str:
