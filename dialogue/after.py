@@ -18,18 +18,19 @@ from dialogue import answer as reading
 from dialogue import readers
 from dialogue.answer import pair
 from dialogue.conversation import AnswerValue, Conversation, SlotName
-from dialogue.flow import EngineFailed
+from dialogue.flow import WEIGHED, EngineFailed
 from dialogue.keys import KEYS, for_batch
 from dialogue.machine import Turn, fire
 from dialogue.navigation import change, changeable, moved, plan_of, stay, words
 from dialogue.outcome import Step, tell
 from dialogue.readings import Proposal, Reading, Refusal
 from dialogue.reply import CardAction, Notice
-from dialogue.slots import ORDER, SLOTS, is_training, serving
+from dialogue.slots import ORDER, SLOTS, is_training, question, serving
 from dialogue.understand import actions, negation, relative
 from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
 from dialogue.understand.text import fold, has_digit
+from engine.result import StepAnswer
 from engine.wording import Message, msg
 
 
@@ -42,7 +43,7 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
     conv = turn.conv
     text = _asked(text, conv, today)
     action = actions.card_action(text)
-    if action == "math" or (action is None and negation.asks_why(text)):
+    if action == "math" or (action is None and asks_why(text)):
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
@@ -214,10 +215,33 @@ def _explain(turn: Turn, *, math: bool) -> Step:
     if math:
         return tell(Notice(kind="info", text=msg("dialogue.notice.math")),
                     *(Notice(kind="info", text=m) for m in rec.math))
-    closing = next((q for q in rec.questions if q.step == rec.step), rec.questions[-1])
+    return _why(next((q for q in rec.questions if q.step == rec.step), rec.questions[-1]))
+
+
+def asks_why(text: str) -> bool:
+    """'why 2 nodes?', or a clause of a longer message that asks it ('Merci beaucoup. Le
+    client va me demander : pourquoi autant de nœuds ?')."""
+    return negation.asks_why(text) or any(negation.asks_why(c) for c in _CLAUSE.split(text))
+
+
+def why_asked(turn: Turn) -> Step | None:
+    """'pourquoi autant de nœuds ?' at a question only the engine's answer raised (4-bit, the
+    link): the decision's last step settled so far, with its numbers, and the question stays.
+    None at any other question ('why?' there asks what the question is for)."""
+    weighed = WEIGHED.get(question(turn.conv.state))
+    if weighed is None:
+        return None
+    try:
+        settled = weighed.steps(plan_of(turn.conv))
+    except EngineFailed as exc:
+        return Step(error=msg("dialogue.error.engine", why=exc.message))
+    return _why(settled[-1]) if settled else None
+
+
+def _why(q: StepAnswer) -> Step:
     return tell(Notice(kind="info", text=msg(
-        "dialogue.notice.why", step=closing.step, question=closing.question,
-        answer=msg(f"answer.{closing.answer.replace(' ', '_')}"), because=closing.because)))
+        "dialogue.notice.why", step=q.step, question=q.question,
+        answer=msg(f"answer.{q.answer.replace(' ', '_')}"), because=q.because)))
 
 
 def _pair(key: str, value: AnswerValue, before: Mapping[str, AnswerValue]) -> Message:

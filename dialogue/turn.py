@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import date
 
 from dialogue import answer as reading
-from dialogue.after import at_result
+from dialogue.after import asks_why, at_result, why_asked
 from dialogue.answer import pair
 from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
@@ -197,7 +197,8 @@ def _at_question(text: str, turn: Turn, today: date | None) -> Step:
     if option is not None:
         return then(turn, reading.choose(option, turn))
     if asks(text, conv.state) and not clicked(conv, text):
-        return help_of(turn, topic(text) or conv.state)
+        why = why_asked(turn) if asks_why(text) else None
+        return why or help_of(turn, topic(text) or conv.state)
     if not text.strip():
         return _empty(turn)
     yes = negation.polarity(text)

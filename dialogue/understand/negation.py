@@ -96,6 +96,8 @@ _NEGATOR = re.compile(
     rf"(?:\s+(?:{alternatives(lambda b: b.negation.filler)})\b)*\s*$"
 )
 _ANY_REFUSING = re.compile(rf"(?:^|[\s,;:(]){_REFUSING}")
+#: a 'why' just before a refusing word: 'why not 32k?', 'pourquoi pas H200 ?' refuse nothing
+_WHY_BEFORE = re.compile(rf"(?:^|\s)(?:{alternatives(lambda b: b.asking.why)})\s*$")
 
 
 def may_refuse(folded: str) -> bool:
@@ -118,7 +120,7 @@ def refusal_start(folded: str, start: int) -> int | None:
     lo = cut + 1 if cut >= 0 else lo
     before = folded[lo:start]
     m = _NEGATOR.search(before)
-    if m is None:
+    if m is None or _WHY_BEFORE.search(before, 0, m.start() + 1):  # 'why not 32k?' refuses none
         return None
     return lo + m.start() + (1 if before[m.start()] in " \t\n,;:(" else 0)
 
