@@ -44,6 +44,7 @@ from dialogue.slots import (
 )
 from dialogue.understand import commands, config, language, negation
 from dialogue.understand.commands import Command
+from dialogue.understand.numbers import as_typed
 from dialogue.understand.opening import extract
 from dialogue.understand.tidy import tidy
 from engine.wording import Message, msg
@@ -92,7 +93,8 @@ def begin(conv: Conversation, opening: str, today: date | None = None) -> Outcom
             step += reading.refuse(found.hint)
         if found.leftovers:
             step += tell(Notice(kind="ignored", text=msg("dialogue.notice.ignored",
-                                                         words=found.leftovers)))
+                                                         words=as_typed(found.leftovers,
+                                                                        typed))))
     return Outcome.of(work, step + _settle(Turn(work)))
 
 

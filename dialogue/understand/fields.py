@@ -30,8 +30,18 @@ _YES = re.compile(terms("form_yes"))
 _NO = re.compile(terms("form_no"))
 
 
+#: what a target's value holds when it is a speed ('3000', '3k tok/s', '40 jetons/s')
+_RATE_SAID = re.compile(r"^[\d.,\s]+[km]?$|/\s*s\b|\btok|\bjeton|\bsecond")
+
+
 def _target(v: str) -> str:
-    return "no target" if _NONE.match(v) else v if _PER_USER.search(v) else f"{v} in total"
+    """'target: 3k tok/s' is a throughput; 'objectif : résumer 1,2 million de comptes rendus'
+    is the job's aim, in prose (the label is also a plain word), read as the rest is."""
+    if _NONE.match(v):
+        return "no target"
+    if not _RATE_SAID.search(v):
+        return ""
+    return v if _PER_USER.search(v) else f"{v} in total"
 
 
 def _speed(v: str) -> str:
@@ -105,7 +115,8 @@ _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
     (alternatives(attrgetter(f"fields.{kind}")), said) for kind, said in _PHRASES.items())
 _ANY = "|".join(f"(?:{p})" for p, _ in _LABELS)
 _FIELD = re.compile(rf"(?:^|(?<=[\s,;|(]))(?<!\d\s)(?P<label>{_ANY})\s*[:=]\s*"
-                    rf"(?P<value>[^,;\n|]+?)\s*(?=[,;\n|]|$|(?:{_ANY})\s*[:=])")
+                    rf"(?P<value>(?:[^,;\n|]|(?<=\d),(?=\d))+?)\s*"  # '1,2 million': one value
+                    rf"(?=(?<!\d),|,(?!\d)|[;\n|]|$|(?:{_ANY})\s*[:=])")
 
 
 def as_phrases(folded: str) -> str:

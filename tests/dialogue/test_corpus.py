@@ -89,7 +89,8 @@ def assert_whole_words(reply: Reply, line: str) -> None:
     of a word a pattern read only in part ('64 requêtes simultanées' left 'es')."""
     folded = fold(line)
     typed = {w.strip(".,;:!?") for t in (folded, digits_in(folded))
-             for split in (r"[\s,;!?()]+", r"[\s,;!?()-]+")  # 'one-word': whole, or two
+             # 'one-word': whole, or two; '~1,200' between spaces: whole
+             for split in (r"[\s,;!?()]+", r"[\s,;!?()-]+", r"\s+")
              for w in re.split(split, t)}
     for n in reply.notices:
         if n.text.id == "dialogue.notice.ignored":
