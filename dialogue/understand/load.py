@@ -344,10 +344,13 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
         rf"|\s*-?\s*(?:token|tok)\s*-?\s*{terms('output_named')}\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
-        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"
+        # a count of what is output, not its length, when a length in tokens follows
+        # ('output is one label (~3 tokens)')
+        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}(?:\s*{TOK}"
+        rf"|(?!\s+(?:[^\s|\d~]+\s+){{1,3}}~?\d[\d.,]*\s*[km]?\s*{TOK}\b))"
         # words between, then a length in tokens ('la sortie c'est un JSON d'à peu près 500
         # tokens', 'a label out, say 5 tokens')
-        rf"|{terms('output_before')}(?:\s+(?!{terms('apiece')}\b)[^\s|\d]+){{1,7}}?\s+{_N_APART}"
+        rf"|{terms('output_before')}(?:\s+(?!{terms('apiece')}\b)[^\s|\d~]+){{1,7}}?\s+~?{_N_APART}"
         rf"\s*{TOK}\b(?!\s+{terms('apiece')}\b)"),
         _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
@@ -363,7 +366,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"
         # 'each about 3000 tokens', 'each invoice 1000 tokens', '~4000 tokens chacun'
         rf"|\b{terms('apiece')}\s+(?:{ITEMS}\s+)?(?:{terms('about')}\s+)?~?{N3}\s*{TOK}\b"
-        rf"|~?{_N_APART}\s*{TOK}\s+{terms('apiece')}\b"), _document_length,
+        rf"|~?{_N_APART}\s*{TOK}\s+(?:{terms('apiece')}|{terms('length_tails')})\b"),
+        _document_length,
         cues=(*ITEM_CUES, *entries("apiece"))),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"

@@ -120,8 +120,9 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?:(?:\s+(?!{terms('context_of')}\b)[a-z]+){{0,2}}?\s*{terms('context_of')})?"
         rf"\s*(?P<v>{N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("training_budget", ("train_tokens",), _rx(
-        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
-        rf"{TOK}\b)"),
+        # or in digits past a budget's floor ('30000000 tokens': '3 crore', '30 000 000')
+        rf"(?P<v>(?<![\w.\-])(?:{NUMBER}\s*{terms('big_scales')}|\d{{7,}}(?![\w.,]))\s*"
+        rf"(?:{terms('training_of')}\s*)?{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("tok", "jeton")),
     Recogniser("deadline", ("deadline_days",), _rx(
