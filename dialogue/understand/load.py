@@ -368,7 +368,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"|\b{terms('apiece')}\s+(?:{ITEMS}\s+)?(?:{terms('about')}\s+)?~?{N3}\s*{TOK}\b"
         rf"|~?{_N_APART}\s*{TOK}\s+(?:{terms('apiece')}|{terms('length_tails')})\b"),
         _document_length,
-        cues=(*ITEM_CUES, *entries("apiece"))),
+        cues=(*ITEM_CUES, *entries("apiece"), *entries("length_tails"))),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"

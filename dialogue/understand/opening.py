@@ -248,7 +248,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     is about training (by default, whether the sentence names one)."""
     found = Found()
     # a value corrected inside a form's field too ('Load: 30 users, no, make that 50')
-    t = resaid(numbers.digits_in(fold(said)))
+    t = _asides_last(resaid(numbers.digits_in(fold(said))))
     formed = fields.as_phrases(t)
     t = resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
@@ -301,6 +301,20 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
 _SIZE_TO_TRAIN = re.compile(
     rf"(?:^|\s){terms('one_article')}\s+(?P<v>\d+(?:[.,]\d+)?\s*b)(?:[\s-]+{terms('params')})?"
     rf"(?:\s+{terms('model_word')})?(?=[\s|]|$)")
+
+
+#: an aside in brackets without a number ('25 000 exemples (dossiers annotés) de 3 000
+#: tokens'): words about what was just named
+_ASIDE = re.compile(r"\s*\(([^()\d]*)\)")
+
+
+def _asides_last(t: str) -> str:
+    """``t`` with its asides said after it, apart: what stood on either side of one is read
+    together ('25 000 exemples de 3 000 tokens'), and the aside is still read."""
+    asides = [m[1] for m in _ASIDE.finditer(t) if m[1].strip()]
+    if not asides:
+        return t
+    return _ASIDE.sub(" ", t) + "".join(f" | {a}" for a in asides)
 
 
 def _size_to_train(rest: str, found: Found) -> str:

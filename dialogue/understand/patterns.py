@@ -40,7 +40,7 @@ ITEM_CUES = tuple(sorted({w.rstrip("s")[:5] for w in entries("items")}))
 _NOT_OF_THEM = rf"{terms('not_of_items')}\b"
 #: Up to two words describing them before ('50k support tickets', '5k customer emails'),
 #: never people ('20 avocats, documents de 30 pages': the lawyers are no documents)
-QUALIFIED = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+){{0,2}}"
+QUALIFIED = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'&\-]*\s+){{0,2}}"
 #: One word describing people before their role ('45 support agents', '30 sales reps'), never
 #: a word of another answer
 QUALIFIER = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+)?"
