@@ -180,6 +180,10 @@ def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
         size = got.answers.get("context") or got.answers.get("prompt_tokens")
         if isinstance(size, int):
             return Reading({"document_tokens": size})
+        # '5000 tokens per contract, output 400 tokens': the documents' size said beside
+        said = extract(t, lang, find_model=False, today=today).answers.get("document_tokens")
+        if isinstance(said, int):
+            return Reading({**got.answers, "document_tokens": said}, got.inferred)
     return got
 
 

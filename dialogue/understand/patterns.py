@@ -50,9 +50,10 @@ QUALIFIER = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+)?"
 AFTER = (rf"(?:\s+(?:{terms('of')}\s*)?(?!{_NOT_OF_THEM})[a-z][a-z'\-]*\b"
          rf"(?![\-']|\s*\d(?![\d.]*\s*{terms('passes')}\b)))?")
 #: Their length, when said with them ('of 2k tokens', ', about 800 tokens each', 'averaging
-#: 600 tokens').
+#: 600 tokens'), and what says it is their input ('~450 tokens en entrée': read with it,
+#: never left before the next length).
 EACH = (rf"(?:\s*{terms('length_leads')}?\s*{terms('about')}?\s*{N2}\s*{TOK}"
-        rf"(?:\s*{terms('length_tails')})?)?")
+        rf"(?:\s*(?:{terms('length_tails')}|{terms('prompt_after')}))?)?")
 
 
 def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | None:
