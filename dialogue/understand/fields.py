@@ -109,6 +109,7 @@ _PHRASES: dict[str, Callable[[str], str]] = {
     "four_bit": _four_bit,
     "people": _people,
     "share": _share,
+    "each": lambda v: f"{_tokens(v)} each",  # 'tokens per page: ~1,100': each item's length
     "as_said": lambda v: v,
 }
 _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
