@@ -359,6 +359,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),
+    # the documents' count said as their volume ('volume is now 5 lakh', 'le volume passe
+    # à 1,5 million'): never a volume of tokens or of anything named after it
+    Recogniser("volume", ("documents",), re.compile(
+        rf"\b{terms('volume_words')}\s+(?:{terms('volume_verbs')}\s+)?(?:{terms('about')}\s+)?"
+        rf"{N}(?!\s*(?:{TOK}|{terms('users_counted')}|{terms('requests_counted')}|{RATE})"
+        rf"|\s*(?:{terms('duration_units')})\b)"), _documents, cues=tuple(entries("volume_words"))),
     # the documents' length said on its own ('the documents are more like 3000 tokens',
     # '3000 tokens per document', 'les documents font plutôt 3000 tokens'): a batch's
     Recogniser("document_length", ("document_tokens",), re.compile(

@@ -208,7 +208,7 @@ ORDER: tuple[str, ...] = (
     "examples", "training_items", "size_on_disk",
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
-    "prompt_and_answer", "documents", "prompt", "answer", "document_length",
+    "prompt_and_answer", "documents", "volume", "prompt", "answer", "document_length",
     "share_of_people", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
