@@ -271,7 +271,7 @@ def batch_days(text: str, ctx: Context) -> float | None:
 
 BATCH_WHEN = re.compile(
     rf"\b(?:{terms('by_when')}\s+|(?=this |cette |ce mois))"  # 'this week' alone
-    rf"(?:{terms('the_next')}\s+)?(?:(?P<when>{WHEN})\b"
+    rf"(?:{terms('the_next')}\s+){{0,2}}(?:(?P<when>{WHEN})\b"  # 'by EOD next friday'
     rf"|{N}\s*(?P<unit>{terms('deadline_units')})\b)"
 )
 
