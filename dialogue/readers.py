@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import date
 from functools import wraps
 
@@ -181,9 +180,10 @@ def read_context(t: str, a: Answers, lang: Lang, today: date | None) -> Read:
         size = got.answers.get("context") or got.answers.get("prompt_tokens")
         if isinstance(size, int):
             return Reading({"document_tokens": size})
-        each = length_in(t, lang)  # '6 000 tokens chacun, pour des résumés de 400 tokens'
-        if each is not None:
-            return replace(got, answers=got.answers | {"document_tokens": int(each)})
+        # '5000 tokens per contract, output 400 tokens': the documents' size said beside
+        said = extract(t, lang, find_model=False, today=today).answers.get("document_tokens")
+        if isinstance(said, int):
+            return Reading({**got.answers, "document_tokens": said}, got.inferred)
     return got
 
 

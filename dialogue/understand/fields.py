@@ -23,7 +23,6 @@ __all__ = ["as_phrases"]
 _NONE = re.compile(rf"^{terms('form_none')}$")
 _HAS_UNIT = re.compile(r"[a-z]")
 #: a rate's value starts with its number ('3000 tok/s', '~3k', 'environ 3000')
-_RATE = re.compile(rf"^(?:{terms('filler')}\s*)?\d")
 
 
 #: a value said of each user ('40 tok/s per user', '40 tok/s/user', '30 jetons/s chacun')
@@ -32,12 +31,16 @@ _YES = re.compile(terms("form_yes"))
 _NO = re.compile(terms("form_no"))
 
 
+#: what a target's value holds when it is a speed ('3000', '3k tok/s', '40 jetons/s')
+_RATE_SAID = re.compile(r"^[\d.,\s]+[km]?$|/\s*s\b|\btok|\bjeton|\bsecond")
+
+
 def _target(v: str) -> str:
-    """'target: 3000 tok/s' is a throughput; 'Target: Mixtral 8x22B' names no rate (a brief's
-    'target' is whatever it aims at): not this label's."""
+    """'target: 3k tok/s' is a throughput; 'objectif : résumer 1,2 million de comptes rendus'
+    is the job's aim, in prose (the label is also a plain word), read as the rest is."""
     if _NONE.match(v):
         return "no target"
-    if not _RATE.match(v):
+    if not _RATE_SAID.search(v):
         return ""
     return v if _PER_USER.search(v) else f"{v} in total"
 
@@ -115,13 +118,15 @@ _PHRASES: dict[str, Callable[[str], str]] = {
     "four_bit": _four_bit,
     "people": _people,
     "share": _share,
+    "each": lambda v: f"{_tokens(v)} each",  # 'tokens per page: ~1,100': each item's length
     "as_said": lambda v: v,
 }
 _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
     (alternatives(attrgetter(f"fields.{kind}")), said) for kind, said in _PHRASES.items())
 _ANY = "|".join(f"(?:{p})" for p, _ in _LABELS)
 _FIELD = re.compile(rf"(?:^|(?<=[\s,;|(]))(?<!\d\s)(?P<label>{_ANY})\s*[:=]\s*"
-                    rf"(?P<value>[^,;\n|]+?)\s*(?=[,;\n|]|$|(?:{_ANY})\s*[:=])")
+                    rf"(?P<value>(?:[^,;\n|]|(?<=\d),(?=\d))+?)\s*"  # '1,2 million': one value
+                    rf"(?=(?<!\d),|,(?!\d)|[;\n|]|$|(?:{_ANY})\s*[:=])")
 
 
 def as_phrases(folded: str) -> str:

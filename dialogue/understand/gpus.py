@@ -180,6 +180,8 @@ def _named(ws: list[str]) -> Iterator[tuple[int, int, str]]:
 
 
 _NODES = re.compile(terms("nodes_words"))
+#: a vendor's system before its GPU's name ('DGX H100'): one board, a node
+_SYSTEM = re.compile(rf"{terms('node_systems')}\b")
 #: another GPU joined to one just refused ('not on L40S or B200', 'ni L40S ni L4')
 _ALSO = re.compile(rf"\|\s+{terms('or_and')}\s+(?:{terms('on_the')}\s+)*$")
 
@@ -243,6 +245,14 @@ def find_gpu(rest: str, answers: dict[str, AnswerValue]) -> str:
         elif count is None and before in _ONE:  # 'a single RTX 4090', 'une seule'
             count, i, size = 1, i - 1, size + 1
         after = ws[i + size] if i + size < len(ws) else ""
+        if _SYSTEM.match(window):  # 'one DGX H100': a node of a board's GPUs, counted
+            answers.setdefault("gpus_per_node", _NODE)
+            n = 1 if before in _ONE else int(before) if before.isdigit() else 0
+            if 1 <= n <= _NODES_MAX:
+                answers.setdefault("nodes_owned", n)
+                i, size = i - 1, size + 1
+            size += 1 if _NODES.fullmatch(after) else 0
+            return " ".join([*ws[:i], "|", *ws[i + size :]])
         per_node = _PER_NODE.match(" ".join(ws[i : i + size])) is not None
         if count is not None and _NODES.fullmatch(after) and per_node:
             # '2 8x H100 servers': 2 servers of 8 each; '8x H100 servers': 8 in each

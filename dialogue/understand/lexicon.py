@@ -91,6 +91,7 @@ class _Fields(BaseModel):
     four_bit: list[str]
     people: list[str]
     share: list[str]
+    each: list[str]
     as_said: list[str]
 
 

@@ -271,7 +271,7 @@ def batch_days(text: str, ctx: Context) -> float | None:
 
 BATCH_WHEN = re.compile(
     rf"\b(?:{terms('by_when')}\s+|(?=this |cette |ce mois))"  # 'this week' alone
-    rf"(?:{terms('the_next')}\s+)?(?:(?P<when>{WHEN})\b"
+    rf"(?:{terms('the_next')}\s+){{0,2}}(?:(?P<when>{WHEN})\b"  # 'by EOD next friday'
     rf"|{N}\s*(?P<unit>{terms('deadline_units')})\b)"
 )
 
@@ -348,10 +348,13 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         # 'tokens' before the next field's word ('2 000 tokens, synthèse de 150 tokens')
         rf"|\s*-?\s*(?:token|tok)\s*-?\s*{terms('output_named')}\b)"
         rf"|{terms('output_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
-        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}\s*{TOK}?"
+        # a count of what is output, not its length, when a length in tokens follows
+        # ('output is one label (~3 tokens)')
+        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*{N2}(?:\s*{TOK}"
+        rf"|(?!\s+(?:[^\s|\d~]+\s+){{1,3}}~?\d[\d.,]*\s*[km]?\s*{TOK}\b))"
         # words between, then a length in tokens ('la sortie c'est un JSON d'à peu près 500
         # tokens', 'a label out, say 5 tokens')
-        rf"|{terms('output_before')}(?:\s+(?!{terms('apiece')}\b)[^\s|\d]+){{1,7}}?\s+{_N_APART}"
+        rf"|{terms('output_before')}(?:\s+(?!{terms('apiece')}\b)[^\s|\d~]+){{1,7}}?\s+~?{_N_APART}"
         rf"\s*{TOK}\b(?!\s+{terms('apiece')}\b)"),
         _length("output_tokens"),
         cues=("answer", "output", "respons", "complet", "repl", "generat", "reponse", "sortie",
@@ -360,6 +363,12 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("documents", ("documents", "document_tokens"), re.compile(
         rf"{N}\s*(?:of\s+|de\s+|d')?{QUALIFIED}{ITEMS}\b(?![\-']){AFTER}{EACH}"), _documents,
         cues=ITEM_CUES),
+    # the documents' count said as their volume ('volume is now 5 lakh', 'le volume passe
+    # à 1,5 million'): never a volume of tokens or of anything named after it
+    Recogniser("volume", ("documents",), re.compile(
+        rf"\b{terms('volume_words')}\s+(?:{terms('volume_verbs')}\s+)?(?:{terms('about')}\s+)?"
+        rf"{N}(?!\s*(?:{TOK}|{terms('users_counted')}|{terms('requests_counted')}|{RATE})"
+        rf"|\s*(?:{terms('duration_units')})\b)"), _documents, cues=tuple(entries("volume_words"))),
     # the documents' length said on its own ('the documents are more like 3000 tokens',
     # '3000 tokens per document', 'les documents font plutôt 3000 tokens'): a batch's
     Recogniser("document_length", ("document_tokens",), re.compile(
@@ -367,8 +376,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"
         # 'each about 3000 tokens', 'each invoice 1000 tokens', '~4000 tokens chacun'
         rf"|\b{terms('apiece')}\s+(?:{ITEMS}\s+)?(?:{terms('about')}\s+)?~?{N3}\s*{TOK}\b"
-        rf"|~?{_N_APART}\s*{TOK}\s+{terms('apiece')}\b"), _document_length,
-        cues=(*ITEM_CUES, *entries("apiece"))),
+        rf"|~?{_N_APART}\s*{TOK}\s+(?:{terms('apiece')}|{terms('length_tails')})\b"),
+        _document_length,
+        cues=(*ITEM_CUES, *entries("apiece"), *entries("length_tails"))),
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"

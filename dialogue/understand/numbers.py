@@ -14,10 +14,10 @@ import re
 from functools import cache
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternation, numbered, terms
+from dialogue.understand.lexicon import alternation, compiled, numbered, terms
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import catalog
-from engine.units import Kind, Lang, quantity
+from engine.units import NUMBER, SCALE, Kind, Lang, quantity, scale_of, to_number
 from engine.wording import Message, msg
 
 # -- numbers spelled out -------------------------------------------------------------------
@@ -149,6 +149,40 @@ _GROUPED = re.compile(r"(?<![a-z\d.])\d{1,3}(?: \d{3})+\b")
 def whole_groups(text: str) -> str:
     """Numbers written in groups of three as one: '2 000 000' -> '2000000'."""
     return _GROUPED.sub(lambda m: m[0].replace(" ", ""), text)
+
+@cache
+def _typed_number() -> re.Pattern[str]:
+    """A number as typed, with its separators and its scale word ('450 000', '~1,200',
+    '1,2 million', '3 crore'): what a reader saw as one number."""
+    big = alternation(sorted(w for w, v in compiled().scales.items() if v >= 1000))
+    return re.compile(rf"(?<![\w.,])~?(?P<num>{NUMBER})(?:\s*(?P<scale>{SCALE}|{big}))?(?![\w-])")
+
+
+def _values(m: re.Match[str]) -> set[int]:
+    """What a typed number may be worth: its digits, scaled (both French and English
+    'billion')."""
+    n, scale = to_number(m["num"]), fold(m["scale"] or "")
+    if not scale:
+        return {round(n)}
+    out = set()
+    for lang in ("en", "fr"):
+        try:
+            factor = float(compiled().scales.get(scale) or scale_of(scale, Kind.COUNT, lang))
+        except KeyError:
+            continue
+        out.add(round(n * factor))
+    return out
+
+
+def numbers_typed(folded: str) -> dict[str, str]:
+    """The numbers a folded text holds, each as typed, keyed by the digits a reader made of
+    it ('450 000' -> '450000', '2 lakh' -> '200000', '~1,200' -> '1200')."""
+    out: dict[str, str] = {}
+    for m in _typed_number().finditer(folded):
+        for v in _values(m):
+            out.setdefault(str(v), m[0])
+    return out
+
 
 def digits_in(folded: str) -> str:
     """Number words anywhere in a folded sentence as digits ('pour soixante-quatre

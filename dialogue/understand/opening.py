@@ -120,8 +120,9 @@ _OWN: tuple[Recogniser, ...] = (
         rf"(?:(?:\s+(?!{terms('context_of')}\b)[a-z]+){{0,2}}?\s*{terms('context_of')})?"
         rf"\s*(?P<v>{N})(?:\s*{TOK})?"), _CONTEXT, cues=("context", "ctx")),
     Recogniser("training_budget", ("train_tokens",), _rx(
-        rf"(?P<v>(?<![\w.\-]){NUMBER}\s*{terms('big_scales')}\s*(?:{terms('training_of')}\s*)?"
-        rf"{TOK}\b)"),
+        # or in digits past a budget's floor ('30000000 tokens': '3 crore', '30 000 000')
+        rf"(?P<v>(?<![\w.\-])(?:{NUMBER}\s*{terms('big_scales')}|\d{{7,}}(?![\w.,]))\s*"
+        rf"(?:{terms('training_of')}\s*)?{TOK}\b)"),
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("tok", "jeton")),
     Recogniser("deadline", ("deadline_days",), _rx(
@@ -207,7 +208,7 @@ ORDER: tuple[str, ...] = (
     "examples", "training_items", "size_on_disk",
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
-    "prompt_and_answer", "documents", "prompt", "answer", "document_length",
+    "prompt_and_answer", "documents", "volume", "prompt", "answer", "document_length",
     "share_of_people", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
@@ -247,7 +248,7 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     is about training (by default, whether the sentence names one)."""
     found = Found()
     # a value corrected inside a form's field too ('Load: 30 users, no, make that 50')
-    t = resaid(numbers.digits_in(fold(said)))
+    t = _asides_last(resaid(numbers.digits_in(fold(said))))
     formed = fields.as_phrases(t)
     t = resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
@@ -300,6 +301,20 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
 _SIZE_TO_TRAIN = re.compile(
     rf"(?:^|\s){terms('one_article')}\s+(?P<v>\d+(?:[.,]\d+)?\s*b)(?:[\s-]+{terms('params')})?"
     rf"(?:\s+{terms('model_word')})?(?=[\s|]|$)")
+
+
+#: an aside in brackets without a number ('25 000 exemples (dossiers annotés) de 3 000
+#: tokens'): words about what was just named
+_ASIDE = re.compile(r"\s*\(([^()\d]*)\)")
+
+
+def _asides_last(t: str) -> str:
+    """``t`` with its asides said after it, apart: what stood on either side of one is read
+    together ('25 000 exemples de 3 000 tokens'), and the aside is still read."""
+    asides = [m[1] for m in _ASIDE.finditer(t) if m[1].strip()]
+    if not asides:
+        return t
+    return _ASIDE.sub(" ", t) + "".join(f" | {a}" for a in asides)
 
 
 def _size_to_train(rest: str, found: Found) -> str:

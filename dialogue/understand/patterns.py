@@ -40,19 +40,20 @@ ITEM_CUES = tuple(sorted({w.rstrip("s")[:5] for w in entries("items")}))
 _NOT_OF_THEM = rf"{terms('not_of_items')}\b"
 #: Up to two words describing them before ('50k support tickets', '5k customer emails'),
 #: never people ('20 avocats, documents de 30 pages': the lawyers are no documents)
-QUALIFIED = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+){{0,2}}"
+QUALIFIED = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'&\-]*\s+){{0,2}}"
 #: One word describing people before their role ('45 support agents', '30 sales reps'), never
 #: a word of another answer
 QUALIFIER = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+)?"
 #: and one after, as French says it ('5k courriels clients', '50k tickets de support');
 #: never a model's name ('10k docs llama 3.1 8b': a word before a number is not theirs,
 #: unless the number counts passes: '10k paires question-réponse, 2 époques')
-AFTER = (rf"(?:\s+(?:{terms('of')}\s*)?(?!{_NOT_OF_THEM})[a-z][a-z'\-]*\b"
+AFTER = (rf"(?:\s+(?:{terms('of')}\s*)?(?!{_NOT_OF_THEM})[a-z][a-z'&\-]*\b"
          rf"(?![\-']|\s*\d(?![\d.]*\s*{terms('passes')}\b)))?")
 #: Their length, when said with them ('of 2k tokens', ', about 800 tokens each', 'averaging
-#: 600 tokens').
+#: 600 tokens'), and what says it is their input ('~450 tokens en entrée': read with it,
+#: never left before the next length).
 EACH = (rf"(?:\s*{terms('length_leads')}?\s*{terms('about')}?\s*{N2}\s*{TOK}"
-        rf"(?:\s*{terms('length_tails')})?)?")
+        rf"(?:\s*(?:{terms('length_tails')}|{terms('prompt_after')}))?)?")
 
 
 def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from dialogue.understand.lexicon import compiled, key, slipped
+from dialogue.understand.numbers import numbers_typed
 from dialogue.understand.text import fold
 
 __all__ = ["as_typed", "spelled_number", "tidy"]
@@ -99,18 +100,22 @@ def tidy(text: str) -> str:
 
 def as_typed(chunks: list[str], typed: str) -> list[str]:
     """The words no reader used, in the words the person typed: a word :func:`tidy` wrote in
-    place of another ('ctx client' left 'context') is said as typed ('ctx'): what is said back
-    as unused must be something the person recognises as theirs. A word no typed word gave
-    is kept as it is."""
+    place of another ('ctx client' left 'context') is said as typed ('ctx'), and so is a
+    number the readers joined or scaled ('450 000' read as '450000', '2 lakh' as '200000'):
+    what is said back as unused must be something the person recognises as theirs. A word
+    no typed word gave is kept as it is."""
     if not chunks:
         return chunks
     lex = compiled()
-    said = [w.strip(".,;:!?()*_~") for w in re.split(r"[\s,;!?()]+", fold(typed))]
+    folded = fold(typed)
+    said = [w.strip(".,;:!?()*_~") for w in re.split(r"[\s,;!?()]+", folded)]
     typed_words = set(said)
     gave: dict[str, str] = {}  # a word tidy wrote -> the typed word it wrote it for
     for t in dict.fromkeys(w for w in said if w):
         for w in fold(lex.rewrites.get(key(t)) or slipped(t) or "").split():
             gave.setdefault(w, t)
+    if any(w.isdigit() and w not in typed_words for c in chunks for w in c.split()):
+        gave |= {k: v for k, v in numbers_typed(folded).items() if k not in gave}
     out = []
     for chunk in chunks:
         kept: list[str] = []

@@ -88,8 +88,9 @@ def assert_whole_words(reply: Reply, line: str) -> None:
     """What a reply says it did not use are words the person typed, whole: never the tail
     of a word a pattern read only in part ('64 requêtes simultanées' left 'es')."""
     folded = fold(line)
-    typed = {w.strip(".,;:!?") for t in (folded, digits_in(folded))
-             for split in (r"[\s,;!?()]+", r"[\s,;!?()-]+")  # 'one-word': whole, or two
+    typed = {w.strip(".,;:!?*_") for t in (folded, digits_in(folded))  # '*Batch job*': Slack's
+             # 'one-word': whole, or two; '~1,200' between spaces: whole
+             for split in (r"[\s,;!?()]+", r"[\s,;!?()-]+", r"\s+")
              for w in re.split(split, t)}
     for n in reply.notices:
         if n.text.id == "dialogue.notice.ignored":
