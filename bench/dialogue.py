@@ -15,6 +15,7 @@ soups of model words. Prints numbers; passes or fails nothing.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -277,7 +278,9 @@ def main() -> None:
                      f"the turn without the engine {alone:.0f} us")
         print(line)
     understand.warm()  # the catalog indexes, built once per process (the service does it)
-    reading_numbers()
+    gc.collect()
+    gc.freeze()  # as the worker's warm-up does last (bot/ops/warmup.py): no collection walks
+    reading_numbers()  # what start-up loaded, so a reading pays only for its own objects
     _with_redis(redis_numbers)
 
 
