@@ -121,8 +121,13 @@ _PHRASES: dict[str, Callable[[str], str]] = {
     "each": lambda v: f"{_tokens(v)} each",  # 'tokens per page: ~1,100': each item's length
     "as_said": lambda v: v,
 }
+#: a count's label is also what is counted at once, in any of its words ('Users at the same
+#: time', 'Users simultanés', 'sessions in parallel'), beside the labels listed
+_COUNTED = (rf"(?:{terms('users_counted')}|{terms('people')})"
+            rf"(?:\s+(?:{terms('users_at_once_after')}|{terms('said_at_once')}))")
 _LABELS: tuple[tuple[str, Callable[[str], str]], ...] = tuple(
-    (alternatives(attrgetter(f"fields.{kind}")), said) for kind, said in _PHRASES.items())
+    (alternatives(attrgetter(f"fields.{kind}")) + (f"|{_COUNTED}" if kind == "count" else ""),
+     said) for kind, said in _PHRASES.items())
 _ANY = "|".join(f"(?:{p})" for p, _ in _LABELS)
 _FIELD = re.compile(rf"(?:^|(?<=[\s,;|(]))(?<!\d\s)(?P<label>{_ANY})\s*[:=]\s*"
                     rf"(?P<value>(?:[^,;\n|]|(?<=\d),(?=\d))+?)\s*"  # '1,2 million': one value

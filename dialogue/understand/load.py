@@ -334,7 +334,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("prompt", ("prompt_tokens",), re.compile(
         rf"{N}\s*-?\s*{TOK}?\s*-?\s*{terms('prompt_after')}"
         rf"|{N3}\s*{TOK}\s+in\b(?!\s+(?:{NUMBER}\s*|an?\s+|one\s+){_TIME})"
-        rf"|{terms('prompt_before')}\s*(?:lengths?\s*)?{_LENGTH_OF}?\s*{terms('about')}?\s*"
+        rf"|{terms('prompt_before')}\s*(?:lengths?\s*)?(?:{terms('length_verbs')}\s+)?"
+        rf"{_LENGTH_OF}?\s*{terms('about')}?\s*"
         # 'prompts up to 16k tokens of context' is the context ('context_after' reads it)
         rf"{N2}(?!\s*(?:{TOK}\s*)?{terms('of')}\s+{terms('context_words')})\s*{TOK}?"),
         _length("prompt_tokens"),

@@ -99,7 +99,8 @@ _ABOUT_RE = re.compile(
 #: a range of counts ('40-60 users', 'entre 40 et 60', '2 à 3 requêtes par seconde')
 _RANGE = re.compile(
     rf"(?:\b{terms('range_from')}\s+)?(?<![\w.\-])(?P<a>\d+(?:[.,]\d+)?)\s*(?P<sa>[km]?)"
-    rf"\s*{terms('range_to')}\s*(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
+    # a joining word stands apart ('16 A100' is no range from 16 to 100); a dash may touch
+    rf"\s*{terms('range_to')}(?:\s+|(?<![a-z]))(?P<b>\d+(?:[.,]\d+)?)\s*(?P<sb>[km]?)(?![\w.\-])")
 
 
 #: a count said roughly by a word after it ('fifty-odd', '50ish', '60 or so')

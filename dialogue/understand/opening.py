@@ -78,6 +78,15 @@ _CONTEXT = _one("context", lambda s, c: numbers.context(s, _UNLIMITED, None))
 
 #: a verb that denies what was just named, a few words on ('..., we don't want it')
 _DENIED_AFTER = re.compile(rf"(?:\s+[^\s|]+){{0,3}}?\s+{terms('denied_after')}(?=\s|$)")
+
+
+def _denied(m: re.Match[str]) -> bool:
+    """4-bit weights named with a refusal before them ('the client does not accept
+    quantization in 4 bits') or a denying verb a few words after ('4-bit, we don't want
+    it'): never a consent, whatever words stand between."""
+    return _DENIED_AFTER.match(m.string, m.end()) is not None or negated(m.string, m.start())
+
+
 #: not the whole of a share ('1 in 4', '1 sur 4'): what stands before it says so
 _NOT_A_SHARE = re.compile(rf"(?:^|\s){terms('share_of')}\s*$")
 _OWN: tuple[Recogniser, ...] = (
@@ -135,6 +144,8 @@ _OWN: tuple[Recogniser, ...] = (
         cues=tuple(entries("duration_units"))),
     Recogniser("int4_refused", ("int4",), _rx(
         rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
+        # '... quantization in 4 bits', '4-bit quantization': one refusal, taken whole
+        rf"(?:\s+(?:{terms('int4_filler')}\s+)?{terms('int4_words')}\b)*"
         rf"|\b{terms('int4_words')}\s+(?:{terms('is')}\s+)?{terms('refused_after')}\b"),
         lambda m, c: {"int4": False}, cues=("int", "4-bit", "4bit", "4 bit", "quanti")),
     Recogniser("int4_accepted", ("int4",), _rx(
@@ -144,14 +155,14 @@ _OWN: tuple[Recogniser, ...] = (
         rf"|\b{terms('int4_bits')} {terms('weights_word')}\b"),
         # never a consent a verb just after denies ('la quantification en 4 bits, nous n'en
         # voulons pas'): nothing is taken, the question asks it
-        lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
+        lambda m, c: None if _denied(m) else {"int4": True},
         cues=("int", "4-bit", "4bit", "4 bit", "quanti")),
     # MXFP4 said (gpt-oss ships in it): 4-bit weights, the engine's best 4-bit format
     Recogniser("mxfp4", ("int4",), _rx(r"\bmx-?fp4\b"), lambda m, c: {"int4": True}, cues=("fp4",)),
     # a quantized checkpoint named ('...-instruct-awq') says INT4 weights are acceptable
     Recogniser("quantized_checkpoint", ("int4",), _rx(
         rf"\b{terms('quantized')}(?:[-_ ]{terms('quantized_tail')}\b)*\b"),
-        lambda m, c: None if _DENIED_AFTER.match(m.string, m.end()) else {"int4": True},
+        lambda m, c: None if _denied(m) else {"int4": True},
         frozenset({"int4"}),
         cues=("int", "awq", "gptq", "w4a16", "4 bit", "4bit", "4-bit")),
     # a bare "8k" left over is a context length: nothing else in a sizing is written so
