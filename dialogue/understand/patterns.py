@@ -47,7 +47,7 @@ QUALIFIER = rf"(?:(?!{_NOT_OF_THEM}|(?:{HEADS})\b)[a-z][a-z'\-]*\s+)?"
 #: and one after, as French says it ('5k courriels clients', '50k tickets de support');
 #: never a model's name ('10k docs llama 3.1 8b': a word before a number is not theirs,
 #: unless the number counts passes: '10k paires question-réponse, 2 époques')
-AFTER = (rf"(?:\s+(?:{terms('of')}\s*)?(?!{_NOT_OF_THEM})[a-z][a-z'&\-]*\b"
+AFTER = (rf"(?:\s+(?:{terms('of')}\s*)?(?!{_NOT_OF_THEM}|{terms('about')}\b)[a-z][a-z'&\-]*\b"
          rf"(?![\-']|\s*\d(?![\d.]*\s*{terms('passes')}\b)))?")
 #: Their length, when said with them ('of 2k tokens', ', about 800 tokens each', 'averaging
 #: 600 tokens'), and what says it is their input ('~450 tokens en entrée': read with it,

@@ -50,8 +50,9 @@ _EMPHASIS = re.compile(r"(?:(?<=\s)|^)[*_]+(?=\S)|(?<=\S)[*_]+(?=\s|$|[,.;:!?])"
 _STRUCK = re.compile(r"(?:(?<=\s)|^)~[^~\n]+~(?=\s|$|[,.;:!?])", re.M)
 #: a quote's or a list's mark at a line's start
 #: a word (letters, maybe hyphenated) standing alone: never part of a name with digits or a
-#: path ('qwen3', 'meta-llama/Llama'), where a slip is not read
-_WORD = re.compile(r"(?<![\w/.-])[^\W\d_]+(?:-[^\W\d_]+)*(?![\w/.-])")
+#: path ('qwen3', 'meta-llama/Llama', 'config.json'), where a slip is not read; a full stop
+#: that ends a sentence ('8k tokkens.') leaves it alone
+_WORD = re.compile(r"(?<![\w/.-])[^\W\d_]+(?:-[^\W\d_]+)*(?![\w/-]|\.\w)")
 _BULLET = re.compile(r"^[ \t]*(?:>|[•◦▪‣·]|[-*](?=\s))[ \t]*", re.M)
 #: a numbered list's mark ('1. Model: ...', '2) Users: ...'): before a word, never a value
 _NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+(?=[^\W\d_])", re.M)
