@@ -26,13 +26,13 @@ _HAS_UNIT = re.compile(r"[a-z]")
 
 
 #: a value said of each user ('40 tok/s per user', '40 tok/s/user', '30 jetons/s chacun')
-_PER_USER = re.compile(rf"\b{terms('form_each')}\b|/\s*(?:users?|utilisateurs?)\b")
+_PER_USER = re.compile(rf"\b{terms('form_each')}\b|/\s*{terms('user_nouns')}\b")
 _YES = re.compile(terms("form_yes"))
 _NO = re.compile(terms("form_no"))
 
 
 #: what a target's value holds when it is a speed ('3000', '3k tok/s', '40 jetons/s')
-_RATE_SAID = re.compile(r"^[\d.,\s]+[km]?$|/\s*s\b|\btok|\bjeton|\bsecond")
+_RATE_SAID = re.compile(rf"^[\d.,\s]+[km]?$|/\s*s\b|\b{terms('rate_said')}")
 
 
 def _target(v: str) -> str:
@@ -67,12 +67,26 @@ def _four_bit(v: str) -> str:
 _ITEMS = re.compile(rf"\b(?:{terms('examples')}|{terms('training_items')}|{terms('items')})\b")
 
 
+_TOKENS = re.compile(terms("tokens"))
+
+
 def _tokens(v: str) -> str:
     """'dataset: 50M' is tokens; 'dataset: 50k examples, ~1,200 tokens each' is counted in
     its own words, and read as the sentence it is (its length may follow its comma)."""
     if _ITEMS.search(v):
         return ""
-    return v if re.search(r"tokens?|jetons?", v) else f"{v} tokens"
+    return v if _TOKENS.search(v) else f"{v} tokens"
+
+
+#: a length already said per item ('1 500 tokens par document', '800 tokens each')
+_PER_ITEM = re.compile(rf"\b(?:{terms('length_tails')})\b")
+
+
+def _each(v: str) -> str:
+    """'tokens per page: ~1,100', 'taille moyenne : 1 500 tokens par document': each item's
+    length, said once."""
+    said = _tokens(v)
+    return said if not said or _PER_ITEM.search(said) else f"{said} each"
 
 
 def _ttft(v: str) -> str:
@@ -118,7 +132,8 @@ _PHRASES: dict[str, Callable[[str], str]] = {
     "four_bit": _four_bit,
     "people": _people,
     "share": _share,
-    "each": lambda v: f"{_tokens(v)} each",  # 'tokens per page: ~1,100': each item's length
+    "each": _each,  # 'tokens per page: ~1,100': each item's length
+    "epochs": lambda v: f"{v} epochs" if re.fullmatch(r"\d+(?:[.,]\d+)?", v) else "",
     "as_said": lambda v: v,
 }
 #: a count's label is also what is counted at once, in any of its words ('Users at the same

@@ -92,6 +92,7 @@ class _Fields(BaseModel):
     people: list[str]
     share: list[str]
     each: list[str]
+    epochs: list[str]
     as_said: list[str]
 
 

@@ -186,7 +186,7 @@ _PRECISION_PATTERNS: dict[AskedPrecision, str] = {
 #: One weight format named anywhere: not inside a name ('llama-3.1-70b-fp8' is the model's).
 PRECISION_RE = re.compile(r"(?<![\w-])(?:" + "|".join(_PRECISION_PATTERNS.values())
                           + r")(?![\w-])")
-_KV_NEAR = re.compile(r"\b(?:kv|cache)\b")
+_KV_NEAR = re.compile(rf"\b{terms('kv_words')}\b")
 
 
 def precision(said: str) -> AskedPrecision:

@@ -172,7 +172,7 @@ _OWN: tuple[Recogniser, ...] = (
         _one("interconnect", lambda s, c: names.interconnect(s)),
         cues=("infiniband", "ib", "gb", "ge", "ethernet", "roce")),
     # InfiniBand said without its generation or speed: the catalog's (HDR 200), assumed
-    Recogniser("infiniband_alone", ("interconnect",), _rx(r"\b(?:infiniband|ib)\b"),
+    Recogniser("infiniband_alone", ("interconnect",), _rx(rf"\b{terms('infiniband')}\b"),
                _one("interconnect", lambda s, c: names.interconnect(s)),
                frozenset({"interconnect"}), cues=("infiniband", "ib")),
     # a KV cache's format ('an FP8 KV cache', 'cache KV en FP8'), before the weights'
@@ -186,7 +186,7 @@ _OWN: tuple[Recogniser, ...] = (
 )
 #: what says a count of users is of users at once ('64 concurrent users', '64 users at once')
 _AT_ONCE_SAID = re.compile(rf"{terms('at_once_hints')}|actifs?\b|\bpic\b")
-_USERS = re.compile(r"\b(?:users?|utilisateurs?)\b")
+_USERS = re.compile(rf"\b{terms('user_nouns')}\b")
 
 
 def counts_users(text: str) -> bool:
@@ -205,7 +205,7 @@ def _users(said: str) -> Reading:
 
 #: '1 million users' (more than are ever at once): a headcount, its share at once assumed
 _MANY_USERS = Recogniser("many_users", ("users_total",), _rx(
-    rf"{N}\s*(?:users?|utilisateurs?)\b{load.NOT_AT_ONCE}"), load.many_users,
+    rf"{N}\s*{terms('user_nouns')}\b{load.NOT_AT_ONCE}"), load.many_users,
     frozenset({"concurrency"}), cues=("user", "utilisateur"))
 #: The order the recognisers run in, by name: each takes its span out of the sentence, so
 #: one that runs first wins the words it reads. A per-user speed before an aggregate rate;
@@ -453,7 +453,17 @@ def _share_apart(rest: str, found: Found) -> str:
 
 def _each(rest: str, found: Found) -> str:
     """Things counted by a rate ('50k emails a day') and their length said apart ('500
-    tokens each'): each one is a prompt of that length, never a question asked again."""
+    tokens each'): each one is a prompt of that length, never a question asked again; a
+    data set's examples and their length said apart (a form's 'Longueur moyenne : 2 000
+    tokens' lines after its 'Jeu de données : 20 000 exemples'): the data set's tokens."""
+    items = found.answers.get("examples")
+    if isinstance(items, int) and not {"example_tokens", "train_tokens"} & set(found.answers):
+        m = _EACH_LENGTH.search(rest)
+        n = number(load.group(m, "n"), Kind.TOKENS) if m is not None else None
+        if m is not None and n is not None and n == int(n) and n > 0:
+            found.answers["example_tokens"] = int(n)
+            found.answers["train_tokens"] = dataset.whole(items * n)
+            return rest[: m.start()] + " | " + rest[m.end():]
     if "requests_per_s" not in found.answers or {"context", "prompt_tokens"} & set(
             found.answers):
         return rest
