@@ -130,7 +130,17 @@ def _asked(text: str, conv: Conversation, today: date | None) -> str:
     kept = [p for p in pieces if not _idle(p, conv, today)]
     new = [p for p in kept if not _restated(p, conv, today)]
     kept = new or kept  # 'ils trouvent que 20 tok/s c'est lent : et avec 40 ?': the 40
-    return " ".join(kept) if kept and len(kept) < len(pieces) else text
+    if not kept or len(kept) == len(pieces):
+        return text
+    joined = " ".join(kept)
+    # a name in one clause and its value in the next ('Et le TTFT, si on veut max 1 s ?'):
+    # what the whole reads beyond the clauses kept is kept whole
+    return text if set(_said(text, conv, today)) - set(_said(joined, conv, today)) else joined
+
+
+def _said(text: str, conv: Conversation, today: date | None) -> dict[str, AnswerValue]:
+    found = extract(text, conv.language, today=today, training=is_training(conv.answers))
+    return {k: v for k, v in found.answers.items() if k not in found.inferred}
 
 
 def _restated(piece: str, conv: Conversation, today: date | None) -> bool:

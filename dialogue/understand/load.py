@@ -304,7 +304,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         _ASSUMED_SPEED,
         cues=("read", "lecture")),
     Recogniser("first_token_after", ("ttft_s",), re.compile(
-        rf"\b{terms('first_token')}\s*{_WITHIN}{_SECS}"), _ttft,
+        # 'le TTFT, si on veut max 1 seconde': an aside between the name and its bound
+        rf"\b{terms('first_token')}\s*(?:,?\s*{terms('bound_aside')}\s+)?{_WITHIN}{_SECS}"),
+        _ttft,
         cues=("token", "ttft", "jeton")),
     # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'
     Recogniser("first_token_before", ("ttft_s",), re.compile(
