@@ -375,7 +375,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # the documents' length said on its own ('the documents are more like 3000 tokens',
     # '3000 tokens per document', 'les documents font plutôt 3000 tokens'): a batch's
     Recogniser("document_length", ("document_tokens",), re.compile(
-        rf"\b{ITEMS}\s+(?:{terms('length_verbs')}\s+)?(?:{terms('about')}\s+)?{N}\s*{TOK}\b"
+        rf"\b{ITEMS}\s+(?:{terms('length_verbs')}\s+)?(?:{terms('about')}\s*)?{N}\s*{TOK}\b"
         rf"(?!\s*/)|{N2}\s*{TOK}\s*{terms('per_each')}\s*{ITEMS}\b"
         # 'each about 3000 tokens', 'each invoice 1000 tokens', '~4000 tokens chacun'
         rf"|\b{terms('apiece')}\s+(?:{ITEMS}\s+)?(?:{terms('about')}\s+)?~?{N3}\s*{TOK}\b"
