@@ -16,10 +16,10 @@ from datetime import date
 
 from dialogue import answer as reading
 from dialogue import readers
-from dialogue.answer import pair
 from dialogue.conversation import AnswerValue, Conversation, SlotName
 from dialogue.flow import WEIGHED, EngineFailed
-from dialogue.keys import KEYS, for_batch
+from dialogue.headcount import as_counted
+from dialogue.keys import KEYS, for_batch, pair
 from dialogue.machine import Turn, fire
 from dialogue.navigation import change, changeable, moved, plan_of, stay, words
 from dialogue.outcome import Step, tell
@@ -47,7 +47,7 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
         return _explain(turn, math=action == "math")
     found = Found() if negation.asks_about(text) or action is not None else extract(
         text, conv.language, today=today, training=is_training(conv.answers))
-    answers, inferred = reading.as_counted(conv, found.answers, found.inferred, text)
+    answers, inferred = as_counted(conv, found.answers, found.inferred, text)
     found.answers, found.inferred = answers, set(inferred)
     # what the card already holds is no change ('40 tok/s per user' says serving again)
     said = {k: v for k, v in found.answers.items()
@@ -92,7 +92,7 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
             typed = times.said if times is not None and times.said else text
             got = _completed(slot, typed, {k: v for k, v in said.items()
                                           if KEYS[k].slot == slot}, conv, today)
-            answers, inferred = reading.as_counted(conv, got.answers, got.inferred, text)
+            answers, inferred = as_counted(conv, got.answers, got.inferred, text)
             reading.put(conv, slot, answers, "said", inferred)
         return moved(turn, tell(Notice(kind="understood", text=msg(
             "dialogue.notice.changed", answers=[_pair(k, v, before) for k, v in said.items()

@@ -23,9 +23,9 @@ from datetime import date
 from functools import lru_cache
 
 from dialogue import readers
-from dialogue.assumptions import assumptions
 from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, SlotName
-from dialogue.keys import CONFIG, KEYS
+from dialogue.headcount import as_counted, assumed_pairs, headcount
+from dialogue.keys import CONFIG, KEYS, pair
 from dialogue.keys import ORDER as KEY_ORDER
 from dialogue.machine import Turn
 from dialogue.outcome import NOTHING, Step, tell
@@ -33,35 +33,13 @@ from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, assumed, question, serving, valid
 from dialogue.understand import config, models, names, negation
-from dialogue.understand.load import at_once
 from dialogue.understand.numbers import approximate, digits_in
-from dialogue.understand.opening import Found, counts_users, extract, serving_said
+from dialogue.understand.opening import Found, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
 from dialogue.wording import catalog
 from engine import units
 from engine.units import LANGS
 from engine.wording import Message, msg
-
-
-def pair(key: str, value: AnswerValue) -> Message:
-    k = KEYS[key]
-    return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
-
-
-def as_counted(conv: Conversation, answers: Mapping[str, AnswerValue],
-               inferred: Container[str], text: str) -> tuple[dict[str, AnswerValue],
-                                                            frozenset[str]]:
-    """Users counted as this conversation counts them: where its load was said at once
-    ('64 concurrent users'), a later '200 users' is 200 at once, said, never a headcount of
-    which all are assumed at once ('800 employees' stays a headcount)."""
-    out, kept = dict(answers), frozenset(k for k in answers if k in inferred)
-    if ("concurrency" in kept and out.get("users_total") == out.get("concurrency")
-            and counts_users(text)
-            and "users_total" not in conv.answers and "concurrency" in conv.answers
-            and conv.sources.get("concurrency") in ("said", "confirmed")):
-        del out["users_total"]
-        kept -= {"concurrency"}
-    return out, kept
 
 
 def put(conv: Conversation, slot: SlotName, answers: Mapping[str, AnswerValue], source: Source,
@@ -135,36 +113,6 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
             needs=[KEYS[n].label for k in moot for n in KEYS[k].needs])))
     return Step(notices=tuple(notices), fetch=found.fetch if "model" not in found.answers
                 else None)
-
-
-def assumed_pairs(answers: Mapping[str, AnswerValue], keys: list[str]) -> list[Message]:
-    """The answers ``keys`` the bot assumed, each as it is said: a headcount's share at once
-    as '20 of the 200 people at once (10 %)'; all of them at once is said apart, by
-    :func:`headcount`, with its one click to a share."""
-    out: list[Message] = []
-    for k in keys:
-        if k not in answers:
-            continue
-        if k == "concurrency" and "users_total" in answers:
-            n, people = answers["concurrency"], answers["users_total"]
-            assert isinstance(n, int) and isinstance(people, int)
-            if n != people:
-                out.append(msg("dialogue.notice.share", n=n, people=people, share=n / people))
-        else:
-            out.append(pair(k, answers[k]))
-    return out
-
-
-def headcount(answers: Mapping[str, AnswerValue]) -> Notice | None:
-    """'500 people, taken as all 500 at once: or people of whom some are active at the
-    same time?': a headcount (users, people, employees, seats: one rule) sized as all of
-    them at once, an assumption said with the share a headcount usually has at once."""
-    people, n = answers.get("users_total"), answers.get("concurrency")
-    if not isinstance(people, int) or isinstance(people, bool) or n != people or people < 2:
-        return None
-    part = assumptions().peak_share
-    return Notice(kind="assumed", text=msg("dialogue.notice.headcount", people=people,
-                                           n=at_once(people, part), share=part))
 
 
 def described(stored: str, answers: Mapping[str, AnswerValue]) -> Message:

@@ -169,3 +169,9 @@ def for_batch(said: Mapping[str, AnswerValue]) -> dict[str, AnswerValue]:
         beside = set(of_slot(KEYS[k].slot)) - {k}
         out[batch if batch is not None and not beside & set(said) else k] = v
     return out
+
+
+def pair(key: str, value: AnswerValue) -> Message:
+    """'Concurrent requests: 64': one answer as every reply says it."""
+    k = KEYS[key]
+    return msg("dialogue.notice.pair", label=k.label, value=k.show(value))

@@ -12,10 +12,9 @@ from dataclasses import replace
 from datetime import date
 
 from dialogue import answer as reading
-from dialogue.answer import pair
 from dialogue.conversation import Conversation, SlotName
 from dialogue.flow import EngineFailed, Plan
-from dialogue.keys import KEYS
+from dialogue.keys import KEYS, pair
 from dialogue.machine import DONE, Turn, fire
 from dialogue.outcome import Step, tell
 from dialogue.reply import Notice

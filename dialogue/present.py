@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dialogue.answer import headcount
 from dialogue.assumptions import assumptions
 from dialogue.conversation import Conversation, SlotName
 from dialogue.flow import ALWAYS, EngineFailed, Plan, request
+from dialogue.headcount import headcount
 from dialogue.keys import KEYS
 from dialogue.machine import CANCELLED, DONE
 from dialogue.navigation import changeable

@@ -25,11 +25,11 @@ from datetime import date
 
 from dialogue import answer as reading
 from dialogue.after import asks_why, at_result, why_asked
-from dialogue.answer import pair
 from dialogue.conversation import Conversation
 from dialogue.errors import ParseError
 from dialogue.flow import EngineFailed
 from dialogue.intent import asks, clicked, topic
+from dialogue.keys import pair
 from dialogue.machine import CANCELLED, DONE, Turn
 from dialogue.navigation import advance, help_of, moved, navigate, then
 from dialogue.outcome import Outcome, Step, tell
