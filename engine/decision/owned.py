@@ -107,6 +107,9 @@ def owned_headline(o: Owned, rec: Recommendation) -> Message:
     what meets that, the whole load is said at that figure: the owned nodes were weighed
     against it."""
     if o.served >= o.concurrency:
+        if rec.gpus_per_node == o.gpus_per_node and rec.nodes < o.nodes:  # fewer would do
+            return msg("headline.owned_spare", owned=o.said, headline=rec.headline,
+                       spare=o.nodes - rec.nodes)
         return msg("headline.owned_enough", owned=o.said)
     whole: Message = rec.headline
     nodes, gpn = rec.nodes, rec.gpus_per_node

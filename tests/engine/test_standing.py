@@ -124,6 +124,16 @@ def test_owned_hardware_is_answered_first() -> None:
     assert (two.owned.per_user_tokens_per_s or 0) >= FLOOR_SPEED * 0.999  # type: ignore[operator]
 
 
+def test_owned_nodes_past_what_the_load_takes_say_the_least_that_does_it() -> None:
+    """Two owned L40S nodes for a load one node carries: what the two do, then the one node
+    that is enough and how many stay spare, never only the bigger figure."""
+    r = recommend(SizingRequest(model="qwen-2.5-72b", gpu="l40s", gpus_per_node=8,
+                                nodes_owned=2, concurrency=100, context=8192),
+                  alternatives=False)
+    assert r.owned is not None and r.owned.served == 100 and r.nodes == 1
+    assert r.headline.id == "headline.owned_spare" and r.headline.params["spare"] == 1
+
+
 def test_node_sizes_keep_their_gpu_count_with_a_tensor_split_the_heads_allow() -> None:
     """10-GPU nodes run a 64-head 70B at a TP that splits its heads (never TP=10 or 5); 1-
     and 2-GPU nodes
