@@ -268,7 +268,7 @@ def read(said: str, turn: Turn, today: date | None) -> Step:
     slot = SLOTS[state]
     if slot.sentence:
         return _model(choice_value(said, slot.choices(conv.answers)) or said, turn, today)
-    unsure = names.unsure(said)
+    unsure = names.unsure(said) or (slot.open_ended and names.open_ended(said))
     default = slot.default(conv.answers) if unsure else None
     if unsure and default is None and slot.numeric:  # a number to estimate: how
         return refuse(Refusal(msg("dialogue.error.unsure", help=slot.help)))

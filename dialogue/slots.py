@@ -102,6 +102,9 @@ class Slot:
     #: its change is on every question's navigation, answered or not (the GPU: comparing is
     #: what people do most)
     offered: bool = False
+    #: a bound refused outright at the question ('no deadline', 'pas pressé') leaves the
+    #: value to the bot as 'not sure' does: its default, said as assumed
+    open_ended: bool = False
 
     def answered(self, answers: Answers) -> bool:
         """Answered, and still valid for the other answers."""
@@ -337,6 +340,7 @@ SLOTS: dict[SlotName, Slot] = {
         Slot("deadline_days", ("deadline", "days", "time", "duration", "delai", "echeance",
                                "duree", "jours"), True, is_training,
              readers.read_deadline, choices.deadlines, default=_deadline_default,
+             open_ended=True,
              # a batch job's deadline is part of its load
              instead=lambda a: "concurrency" if "documents" in a and serving(a) else None),
         Slot("interconnect", ("interconnect", "network", "link", "fabric", "nic", "reseau",

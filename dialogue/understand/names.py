@@ -225,6 +225,18 @@ _UNSURE = re.compile(rf"(?:{terms('unsure_fillers')}\s+)*{terms('unsure')}"
                      rf"(?:\s+{terms('unsure_fillers')})*")
 
 
+#: a bound refused outright at its own question ('no deadline', 'no rush', 'pas pressé'): the
+#: choice is left to the bot as 'not sure' leaves it, with the same fillers around it
+_OPEN_ENDED = re.compile(rf"(?:{terms('unsure_fillers')}\s+)*{terms('open_ended')}"
+                         rf"(?:\s+{terms('unsure_fillers')})*")
+
+
+def open_ended(said: str) -> bool:
+    """'no deadline', 'whenever', 'pas de date limite': the person sets no bound, so the
+    question's default is taken and said as assumed (a run needs some wall-clock time)."""
+    return _OPEN_ENDED.fullmatch(words(said).rstrip("?").strip()) is not None
+
+
 _UNSURE_IN = re.compile(rf"\b{_UNSURE.pattern}\b")
 _DEFERRING = re.compile(rf"{terms('unsure_deferring')}")
 #: why it is not known yet ('no idea yet, customer hasn't told us', 'aucune idée, le client

@@ -142,6 +142,10 @@ _OWN: tuple[Recogniser, ...] = (
         # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),
         cues=tuple(entries("duration_units"))),
+    # no bound on a run's time ('no deadline', 'pas pressé'): the default, said as assumed
+    Recogniser("deadline_open", ("deadline_days",), _rx(rf"\b{terms('open_ended_said')}\b"),
+               lambda m, c: {"deadline_days": catalog().policy.default_deadline_days},
+               frozenset({"deadline_days"}), training_only=True),
     Recogniser("int4_refused", ("int4",), _rx(
         rf"\b{terms('int4_refusing')}\s*(?:{terms('int4_filler')}\s+)*(?:l')?{terms('int4_words')}\b"
         # '... quantization in 4 bits', '4-bit quantization': one refusal, taken whole
@@ -223,7 +227,7 @@ ORDER: tuple[str, ...] = (
     "share_of_people", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
-    "context_after", "context_before", "training_budget", "deadline",
+    "context_after", "context_before", "training_budget", "deadline", "deadline_open",
     "int4_refused", "int4_accepted", "mxfp4", "quantized_checkpoint", "bare_k",
     "link", "infiniband_alone", "kv_format", "weight_format",
     "gpus_per_node", "servers_owned", "server_owned",
