@@ -61,6 +61,15 @@ def _no_bigger(preferred: Recommendation, required: Recommendation, *,
     return preferred.step <= required.step
 
 
+def _wasteful(rec: Recommendation, concurrency: int) -> bool:
+    """Copies that each serve fewer requests than the GPUs they hold (100 nodes of 8 GPUs
+    for 200 people): a speed this GPU reaches only by leaving most of each node idle. It is
+    said (the knee), never offered: the alternatives' room goes to other GPUs, which may
+    reach it whole."""
+    copies = rec.replicas or 1
+    return rec.verdict == "replicas" and concurrency < copies * rec.gpus_per_node
+
+
 def _option(kind_label: Message, rec: Recommendation) -> Alternative:
     """A bigger answer, sized for a per-user figure the bot assumed, as an alternative."""
     return Alternative.of(
@@ -131,8 +140,7 @@ def decided(facts: Facts) -> tuple[Facts, Recommendation]:
     if speed is not None:  # the speed the bot assumed, and what it would take
         knee, said = _knee(facts, chosen, prec, speed)
         caveats.insert(0, said)
-        if not (prec.verdict == "replicas" and (prec.replicas or 1) >= facts.concurrency):
-            # whole-node copies each serving one person are said (the knee), never offered
+        if not _wasteful(prec, facts.concurrency):
             extra.append(_option(msg("alternative.speed", per_user=speed), prec))
     return chosen_facts, chosen.model_copy(update={
         "caveats": caveats, "knee": knee, "alternatives": [*chosen.alternatives, *extra]})

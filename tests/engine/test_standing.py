@@ -147,15 +147,17 @@ def test_node_sizes_keep_their_gpu_count_with_a_tensor_split_the_heads_allow() -
         assert small.gpus_per_node == gpn and small.nodes == 1
 
 
-def test_whole_node_copies_each_serving_one_person_are_said_never_offered() -> None:
-    """A 405B for 64 users at 32k: 20 tok/s per user would take a node per person. The card
-    says so (the knee), but offers no such option beside the answer."""
-    kw = {"model": "llama-3.1-405b", "concurrency": 64, "context": 32768}
-    r = recommend(SizingRequest(**kw, per_user_tokens_per_s=20.0,  # type: ignore[arg-type]
-                                assumed=("per_user_tokens_per_s",)))
-    assert r.knee is not None and r.knee.preferred_nodes >= 64
-    for a in r.alternatives:
-        assert not (a.verdict == "replicas" and a.nodes >= 64), a.label
+def test_copies_leaving_most_of_each_node_idle_are_said_never_offered() -> None:
+    """A 405B for 64 users at 32k: 20 tok/s per user would take a node per person; without
+    4-bit weights, for 200 at 16k, 100 nodes each serving 2. The card says so (the knee), but
+    offers no such option beside the answer: its room goes to answers one could quote."""
+    for users, context, int4 in ((64, 32768, True), (200, 16384, False)):
+        r = recommend(SizingRequest(model="llama-3.1-405b", concurrency=users, context=context,
+                                    allow_int4=int4, per_user_tokens_per_s=20.0,
+                                    assumed=("per_user_tokens_per_s",)))
+        assert r.knee is not None and r.knee.preferred_nodes >= users // 2
+        for a in r.alternatives:
+            assert not (a.verdict == "replicas" and a.nodes * r.gpus_per_node > users), a.label
 
 
 def test_the_verdict_names_the_link_it_uses_and_a_serving_cluster_no_checkpoints() -> None:
