@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -40,7 +40,7 @@ from engine.physics.memory import (
     weights_bytes,
 )
 from engine.physics.params import count_params
-from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest
+from engine.request import DEFAULT_GPU, DEFAULT_INTERCONNECT, TRAINING, SizingRequest, Work
 from engine.units import GB, Kind, Lang
 from engine.wording import msg, render, with_text
 
@@ -134,9 +134,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="training only: token budget (1.5T = 1.5 x 10^12)")
     r.add_argument("--deadline-days", type=float,
                    help="days a training run, or a batch of --documents, must finish in")
-    r.add_argument("--work", choices=["chat", "rag", "batch"],
+    r.add_argument("--work", choices=get_args(Work),
                    help="inference only: the kind of serving work: its request shape and the "
-                        "least its users accept (default chat; batch with --documents)")
+                        "least its users accept (default chat; batch with --documents; a "
+                        "translation's answers are as long as their text, a label is short)")
     r.add_argument("--documents", type=float,
                    help="inference only: a batch: documents to process by --deadline-days")
     r.add_argument("--nodes-owned", type=int,

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.catalog.schema import ModelSpec
-from engine.result import KVPrecision, Workload
+from engine.result import KVPrecision, Work, Workload
 
 __all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TARGETS", "TRAINING", "AskedPrecision",
            "KVPrecision", "SizingRequest", "Target", "Work", "Workload"]
@@ -29,9 +29,6 @@ __all__ = ["DEFAULT_GPU", "DEFAULT_INTERCONNECT", "TARGETS", "TRAINING", "AskedP
 AskedPrecision = Literal["bf16", "fp16", "fp8", "int4", "nvfp4"]
 TRAINING: tuple[Workload, ...] = ("lora", "qlora", "full-finetune", "pretrain")
 
-#: The kinds of serving work (engine/data/work.toml): their request shape and the least a
-#: user of them accepts. None in a request means chat.
-Work = Literal["chat", "rag", "batch"]
 #: The serving targets a person may state, or the bot may assume for them.
 Target = Literal["per_user_tokens_per_s", "ttft_s", "target_tokens_per_s"]
 TARGETS: tuple[Target, ...] = ("per_user_tokens_per_s", "ttft_s", "target_tokens_per_s")
@@ -55,8 +52,9 @@ class SizingRequest(BaseModel):
     A target is a requirement when the person stated it; ``assumed`` names the targets the
     bot assumed for them (a face's default, 'a comfortable 20 tok/s per user'): those are
     preferences, and never multiply the hardware on their own (engine/decision/standing.py).
-    ``work`` is the kind of serving work (chat, RAG, a batch): its request shape when no
-    length is given, and the least its users accept. A batch is ``documents`` requests to
+    ``work`` is the kind of serving work (chat, RAG, a batch, a batch of translations or
+    classifications): its request shape when no length is given, and the least its users
+    accept. A batch is ``documents`` requests to
     finish within ``deadline_days``. ``nodes_owned``: nodes of ``gpu`` x ``gpus_per_node``
     the customer already has; the answer says first what they do.
     """

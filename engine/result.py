@@ -33,6 +33,10 @@ Answer = Literal["yes", "no", "not applicable"]
 Precision = Literal["bf16", "fp16", "fp8", "int4", "nvfp4", "mxfp4", "nf4"]
 KVPrecision = Literal["bf16", "fp8"]
 Workload = Literal["inference", "lora", "qlora", "full-finetune", "pretrain"]
+#: The kinds of serving work (engine/data/work.toml): their request shape and the least a
+#: user of them accepts. None in a request means chat. A translation or a classification is a
+#: batch whose answers have their own length (as long as the text; a label).
+Work = Literal["chat", "rag", "batch", "translation", "classification"]
 WorkKind = Literal["kv_cache", "training_state"]
 
 #: Verdict -> the message id of its short name ("One 8-GPU node", ...), in the engine catalog.
@@ -297,5 +301,5 @@ class Recommendation(_Out):
         "the answer meets it, or nothing was assumed)"))
     owned: Owned | None = Field(None, description=(
         "what the nodes the customer already has do (None when they named none)"))
-    work: Literal["chat", "rag", "batch"] | None = Field(None, description=(
+    work: Work | None = Field(None, description=(
         "the kind of serving work the answer was sized for (None for training)"))

@@ -258,7 +258,10 @@ class WorkProfile(_Entry):
     person gave no length, and the least a user of it accepts (None: no floor, a batch)."""
 
     id: str
-    answer_tokens: int = Field(ge=1)
+    #: an answer's length in tokens, or as a share of its prompt (a translation is about as
+    #: long as its text): one of the two
+    answer_tokens: int | None = Field(default=None, ge=1)
+    answer_share: float | None = Field(default=None, gt=0, le=4)
     prompt_share: float = Field(gt=0, le=1)
     min_tokens_per_s: float | None = Field(default=None, gt=0)
     max_ttft_s: float | None = Field(default=None, gt=0)
@@ -267,10 +270,29 @@ class WorkProfile(_Entry):
         "history, already in the prefix cache (None: every prompt token is prefilled)"))
     sources: dict[str, str]
 
+    @property
+    def unattended(self) -> bool:
+        """Nobody waits on each answer (a batch): no floor, no conversation to route."""
+        return self.min_tokens_per_s is None and self.max_ttft_s is None
+
+    def answer(self, prompt: int | None, context: int) -> int:
+        """One answer's length: the kind's own, or its share of the prompt (the prompt said,
+        else the part of the window that is not the answer); at most half the window when
+        the prompt is not known."""
+        if self.answer_share is None:
+            assert self.answer_tokens is not None
+            return self.answer_tokens if prompt else max(2, min(self.answer_tokens,
+                                                                context // 2))
+        if prompt:
+            return max(2, round(prompt * self.answer_share))
+        return max(2, round(context * self.answer_share / (1 + self.answer_share)))
+
     @model_validator(mode="after")
     def _every_figure_sourced(self) -> WorkProfile:
-        given = [k for k in ("answer_tokens", "prompt_share", "min_tokens_per_s", "max_ttft_s",
-                             "turn_tokens")
+        if (self.answer_tokens is None) == (self.answer_share is None):
+            raise ValueError(f"work kind {self.id}: give answer_tokens or answer_share")
+        given = [k for k in ("answer_tokens", "answer_share", "prompt_share",
+                             "min_tokens_per_s", "max_ttft_s", "turn_tokens")
                  if getattr(self, k) is not None]
         missing = [k for k in given if k not in self.sources]
         if missing:

@@ -69,13 +69,13 @@ def _shape(request: SizingRequest, given: frozenset[str], work: WorkProfile,
     p, o = request.prompt_tokens, request.output_tokens
     ctx = request.context
     if (p or o) and "context" not in given:
-        o = o or work.answer_tokens
+        o = o or work.answer(p, ctx)
         p = p or max(1, round(ctx * work.prompt_share) - o)
         ctx = min(limit, p + o)
         request = request.model_copy(update={"context": ctx})
     if p and o and p + o > ctx:
         raise UnsizableRequest(msg("error.shape_too_long", prompt=p, output=o, context=ctx))
-    osl = o or max(2, min(work.answer_tokens, ctx // 2))
+    osl = o or work.answer(p, ctx)
     isl = p or max(1, round((ctx - osl) * work.prompt_share))
     # a conversation's history is in the prefix cache: a turn prefills its new tokens only
     new = min(isl, work.turn_tokens) if work.turn_tokens and not p else isl

@@ -118,7 +118,7 @@ def _serving(request: SizingRequest, facts: Facts) -> StepOutcome:
         elif cluster_nodes is not None:
             because = msg("evidence.replicas_split_cluster", split=because,
                           cluster_nodes=cluster_nodes)
-        routing = () if facts.work.id == "batch" else (msg(  # a batch has no conversation
+        routing = () if facts.work.unattended else (msg(  # a batch has no conversation
             "caveat.replica_routing",
             per_copy=min(plan.concurrency, math.ceil(request.concurrency / n)),
             concurrency=request.concurrency),)

@@ -304,3 +304,28 @@ def test_an_answer_in_attention_dp_says_so_in_its_layout() -> None:
     assert moe.model_dump(mode="json")["layout"]["attention_dp"] is True
     dense = rec(model="llama-3.1-70b", concurrency=256)
     assert set(dense.model_dump(mode="json")["layout"]) == {"tp", "pp", "dp"}
+
+
+def test_a_batch_answer_is_as_long_as_its_kind_writes() -> None:
+    """2M texts of 800 tokens by tomorrow: translated, each answer is as long as its text
+    (more hardware than summaries of 250 tokens); classified, a label (less). Each card says
+    the length it assumed and why, and no batch is told to route conversations."""
+    def batch(work: str) -> Recommendation:
+        return recommend(SizingRequest(model="llama-3.3-70b", documents=2e6, deadline_days=1,
+                                       prompt_tokens=800, work=work))  # type: ignore[arg-type]
+    summary, translation, labels = batch("batch"), batch("translation"), batch("classification")
+    gpus = {k: r.nodes * r.gpus_per_node for k, r in
+            (("summary", summary), ("translation", translation), ("labels", labels))}
+    assert gpus["labels"] <= gpus["summary"] < gpus["translation"], gpus
+    said = {r.work: [a.params for a in r.assumptions if a.id == "assumption.request_shape_work"]
+            for r in (summary, translation, labels)}
+    assert said["translation"][0]["output"] == 800 and said["classification"][0]["output"] == 20
+    for r in (summary, translation, labels):
+        assert all(c.id != "caveat.replica_routing" for c in r.caveats), r.work
+
+
+def test_a_translation_without_its_length_splits_the_window_between_text_and_answer() -> None:
+    r = recommend(SizingRequest(model="llama-3.1-8b", concurrency=16, context=8192,
+                                work="translation"), alternatives=False)
+    shape = next(a.params for a in r.assumptions if a.id == "assumption.request_shape_work")
+    assert shape["prompt"] == shape["output"] == 4096
