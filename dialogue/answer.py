@@ -63,8 +63,8 @@ def put(conv: Conversation, slot: SlotName, answers: Mapping[str, AnswerValue], 
         conv.put(k, v, "assumed" if k in inferred else
                  "confirmed" if same and source == "said" else source)
     if valid(slot, conv.answers):  # answered: only the parts its answer says stay
-        for k in s.parts:
-            if k not in answers:
+        for k in s.parts:  # (a batch's deadline alone keeps its documents: ``together``)
+            if k not in answers and k not in together:
                 conv.drop(k)
     conv.proposals.pop(slot, None)
     conv.answered(s.keys)

@@ -286,6 +286,9 @@ SLOTS: dict[SlotName, Slot] = {
              if readers.undated_batch(a) else "dialogue.slot.concurrency.ask",
              # a batch's prompt is its document: a new document length replaces it
              together=readers.BATCH,
+             # a batch said without its deadline: its documents (and their length) are
+             # shown and kept while the question asks by when
+             parts=("documents", "document_tokens"),
              voids=lambda a: ("prompt_tokens",) if "document_tokens" in a and a.get(
                  "prompt_tokens") not in (None, a["document_tokens"]) else ()),
         Slot("context", ("context", "ctx", "context length", "window", "contexte",

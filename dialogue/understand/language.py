@@ -52,12 +52,21 @@ def detect(text: str) -> Lang | None:
     return None
 
 
+#: A translation's verb or noun: the language named next is its target, not the reply's
+_TRANSLATING = re.compile(rf"\b{terms('translating')}")
+
+
 def chosen(text: str) -> tuple[Lang, str] | None:
     """A language the person asks for, and the rest of the message without those words:
-    'en français, llama 70b' -> ('fr', 'llama 70b'). None when no language is asked for."""
+    'en français, llama 70b' -> ('fr', 'llama 70b'). None when no language is asked for.
+    The first language named after a translation ('traduire nos fiches en anglais') is what
+    the model translates into: the conversation's language stays the message's."""
     t = fold(text)
+    verb = _TRANSLATING.search(t)
+    target = None if verb is None else min(
+        (m.start() for _, rx in _CHOICE_RE for m in rx.finditer(t, verb.end())), default=None)
     for lang, rx in _CHOICE_RE:
-        m = rx.search(t)
+        m = next((m for m in rx.finditer(t) if m.start() != target), None)
         if m is not None:
             rest = (t[: m.start()] + " " + t[m.end():]).strip(" ,;:.!?")
             return lang, " ".join(rest.split())

@@ -14,7 +14,7 @@ import re
 from functools import cache
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternation, compiled, numbered, terms
+from dialogue.understand.lexicon import alternation, compiled, entries, numbered, terms
 from dialogue.understand.text import fold, shown, words
 from engine.catalog import catalog
 from engine.units import NUMBER, SCALE, Kind, Lang, quantity, scale_of, to_number
@@ -210,8 +210,10 @@ _FILLER_AFTER = re.compile(rf"(?:\s+(?:{terms('filler')}|{terms('or_so')}))*[\s.
 
 def _clean(text: str) -> str:
     """Folded, spelled numbers as digits, fillers ('about', 'environ') off, and the full
-    stop that ends a sentence ('4096 tokens.')."""
-    return _FILLER.sub("", approximate(spelled(fold(text)))).strip().rstrip(".!").rstrip()
+    stop that ends a sentence ('4096 tokens.'). Fillers go before the spelling too: 'à peu
+    près 700' folds to 'a peu pres 700', whose leading 'a' would be spelled as one."""
+    t = spelled(_FILLER.sub("", fold(text)))
+    return _FILLER.sub("", approximate(t)).strip().rstrip(".!").rstrip()
 
 
 def _negative(text: str, what: Message) -> ParseError:
@@ -340,8 +342,11 @@ def tokens(text: str, lang: Lang = "en") -> float:
                          text=shown(text)))
 
 
-#: what may follow one example's length: '800 tokens each', '2k jetons en moyenne'
-_EACH_UNITS = rf"{terms('tokens')}?(?: (?P<each>{terms('each_example')}))?"
+#: what may follow one example's length: '800 tokens each', '2k jetons en moyenne', or 'per'
+#: one of what is counted, named ('700 tokens per ticket', '900 jetons par fiche')
+_ONE_COUNTED = alternation([*entries("examples"), *entries("items"), *entries("training_items")])
+_EACH_UNITS = (rf"{terms('tokens')}?(?: (?P<each>{terms('each_example')}))?"
+               rf"(?: (?P<per>{terms('per_each')} {_ONE_COUNTED}))?")
 
 
 def length(text: str, lang: Lang = "en") -> float | None:
@@ -351,7 +356,7 @@ def length(text: str, lang: Lang = "en") -> float | None:
     q = quantity(_clean(words(text)), Kind.TOKENS, lang)
     if q is None or (m := re.fullmatch(_EACH_UNITS, q[1])) is None or q[0] < 1:
         return None
-    return q[0] if q[0] < TOKENS_MIN or m["each"] else None
+    return q[0] if q[0] < TOKENS_MIN or m["each"] or m["per"] else None
 
 
 # -- deadline --------------------------------------------------------------------------------

@@ -268,9 +268,10 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     t = resaid(formed) if formed != t else t
     ctx = Context(lang, today, names.trains(t) if training is None else training)
     # commas and colons split phrases, never a number ('1,5T', '10:30') nor a link ('https:');
-    # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'
-    rest = " " + " ".join(_APART.sub(" ", t).split()) + " "
-    rest = numbers.whole_groups(rest)  # "2 000 000" -> "2000000"
+    # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'.
+    # Numbers in groups of three are joined first ("2 000 000" -> "2000000"): a group never
+    # spans what split them ('Mistral Small 3 : 120 000 exemples' is no 3,120,000)
+    rest = " " + " ".join(_APART.sub(" ", numbers.whole_groups(t)).split()) + " "
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
