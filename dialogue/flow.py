@@ -107,7 +107,7 @@ def batch_load(answers: Answers) -> dict[str, Any] | None:
     assert isinstance(docs, int | float) and isinstance(each, int) and isinstance(days,
                                                                                    int | float)
     return {"documents": float(docs), "deadline_days": float(days), "prompt_tokens": each,
-            "work": "batch"}
+            "work": answers.get("task") or "batch"}
 
 
 def sizing_request(req: Mapping[str, Any], *, allow_int4: bool) -> SizingRequest:

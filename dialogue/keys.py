@@ -121,6 +121,9 @@ KEYS: dict[str, Key] = {k.name: k for k in (
     Key("document_tokens", "concurrency", _shown("dialogue.show.tokens_each", "n"),
         needs=("documents",)),
     Key("batch_days", "concurrency", _shown("dialogue.show.days", "days")),
+    # what the batch does to each document, when that sets its answers' length (a
+    # translation, a classification): the engine's kind of work
+    Key("task", "concurrency", lambda v: msg(f"dialogue.task.{v}"), lambda v, a: {}),
     Key("context", "context", _context, batch="document_tokens"),
     Key("prompt_tokens", "context", _shown("dialogue.show.length", "n")),
     Key("output_tokens", "context", _shown("dialogue.show.length", "n")),

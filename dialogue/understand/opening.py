@@ -36,6 +36,7 @@ from dialogue.understand import (
     models,
     names,
     numbers,
+    task,
 )
 from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import entries, terms
@@ -288,6 +289,8 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     rest = refuse_unknown_gpu(rest, found.answers, found.refusals, found.refused)
     rest = dataset.epochs(rest, found.answers, training=ctx.training)  # '50M, 3 epochs': 150M
     rest = _workload(rest, found)
+    if (kind := task.task(t, found.answers)) is not None:  # 'translate 80k product sheets'
+        found.answers["task"] = kind
     _whose_speed(t, found)
     rest = _vague_speed(rest, found)
     if find_model and found.answers.get("workload") == "pretrain":
