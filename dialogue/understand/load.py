@@ -394,7 +394,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("servers_owned", ("nodes_owned",), re.compile(
         rf"(?<!pro )(?<!rtx ){N}\s*(?:(?:x\s*)?{terms('servers')}\b(?!\s+edition)"
         rf"|\|(?=\s*(?:[a-z][\w-]*\s+)?{terms('servers')}\b(?!\s+edition)))"), _nodes_owned,
-        cues=("server", "node", "machine", "serveur", "noeud")),
+        # cued by every word the lexicon has for them ('2 boxes with 4x L40S' too)
+        cues=tuple(entries("servers"))),
     # 'the 4xL40S box we already own': one node, theirs (its GPU's name is left)
     Recogniser("server_owned", ("nodes_owned",), re.compile(
         rf"\b{terms('server_one')}\s+{terms('owned_after')}\b"), lambda m, c: {"nodes_owned": 1},
