@@ -60,9 +60,11 @@ RATE = (rf"{terms('rate_tokens')}\s*{terms('per')}\s*{terms('second')}\b"
 _EACH = rf"{terms('per_each')}\s*(?:{terms('active')}\s+)?{terms('per_whom')}\b"
 #: a bare 'each' after a speed ('20 tok/s each', '20 jetons/s chacun'): per user
 _APIECE = rf"{terms('apiece')}\b(?!\s*(?:{terms('servers')}|{terms('gpus')}))"
-#: a bound's lead-in words ('in', 'under', 'moins de', 'max') and a duration in seconds,
-#: its unit maybe stuck to the number ('500ms', '2s')
-_WITHIN = rf"(?:{terms('bound_lead')}\s*)*"
+#: a bound's words: a requirement's modal verb and its verb ('shall not exceed', 'must come',
+#: 'ne devra pas excéder'), then lead-in words ('in', 'under', 'moins de', 'max'); and a
+#: duration in seconds, its unit maybe stuck to the number ('500ms', '2s')
+_WITHIN = (rf"(?:{terms('bound_modal')}\s+)?(?:{terms('bound_verb')}\s*)?"
+           rf"(?:{terms('bound_lead')}\s*)*")
 _SECS = rf"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>{terms('secs')})\b"
 #: a bound said before a length ('prompts up to 6k', 'réponses de 500 jetons au plus')
 _UP_TO = terms("up_to")
@@ -305,7 +307,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         cues=("read", "lecture")),
     Recogniser("first_token_after", ("ttft_s",), re.compile(
         # 'le TTFT, si on veut max 1 seconde': an aside between the name and its bound
-        rf"\b{terms('first_token')}\s*(?:,?\s*{terms('bound_aside')}\s+)?{_WITHIN}{_SECS}"),
+        # 'time until the first token', 'temps d'obtention du premier token': its words too
+        rf"\b(?:{terms('first_token_lead')}\s+)?{terms('first_token')}\s*"
+        rf"(?:,?\s*{terms('bound_aside')}\s+)?{_WITHIN}{_SECS}"),
         _ttft,
         cues=("token", "ttft", "jeton")),
     # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'

@@ -37,7 +37,7 @@ from dialogue.understand import (
     names,
     numbers,
 )
-from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
+from dialogue.understand.audience import OVER_A_PERIOD, SHARE_FIRST, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, REVALUE, negated, resaid
@@ -224,7 +224,7 @@ ORDER: tuple[str, ...] = (
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
     "prompt_and_answer", "documents", "volume", "prompt", "answer", "document_length",
-    "share_of_people", "people_over_a_period", "many_users",
+    "share_of_people", "share_first", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
     "context_after", "context_before", "training_budget", "deadline", "deadline_open",
@@ -233,7 +233,7 @@ ORDER: tuple[str, ...] = (
     "gpus_per_node", "servers_owned", "server_owned",
 )
 _ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
-                            OVER_A_PERIOD, _MANY_USERS)}
+                            SHARE_FIRST, OVER_A_PERIOD, _MANY_USERS)}
 if set(_ALL) != set(ORDER):  # a recogniser left out of the order, or a name no one has
     raise RuntimeError(f"recognisers and their order differ: {set(_ALL) ^ set(ORDER)}")
 RECOGNISERS: tuple[Recogniser, ...] = tuple(_ALL[name] for name in ORDER)
