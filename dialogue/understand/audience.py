@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternation, fractions, terms
+from dialogue.understand.lexicon import alternation, entries, fractions, terms
 from dialogue.understand.load import (
     Context,
     Reading,
@@ -84,7 +84,8 @@ SHARE_FIRST = Recogniser("share_first", ("users_total", "concurrency"), re.compi
     rf"(?<!\S)(?:{terms('about')}\s+)?{SHARE}\s+{terms('share_whose')}\s*"
     rf"(?:{terms('their')}\s+)?{N}\s*{_PEOPLE}(?:\s+{terms('are')})?"
     rf"(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}(?:\s+{ACTIVE})?"),
-    _share_at_once, cues=_SHARE_CUES)
+    # the cheap test: what says at once, which it must end with (a share is everywhere)
+    _share_at_once, cues=tuple(sorted({w.split("*")[0][:8] for w in entries("at_once")})))
 
 
 def _over_a_period(m: re.Match[str], ctx: Context) -> Reading | None:

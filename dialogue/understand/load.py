@@ -63,8 +63,8 @@ _APIECE = rf"{terms('apiece')}\b(?!\s*(?:{terms('servers')}|{terms('gpus')}))"
 #: a bound's words: a requirement's modal verb and its verb ('shall not exceed', 'must come',
 #: 'ne devra pas excéder'), then lead-in words ('in', 'under', 'moins de', 'max'); and a
 #: duration in seconds, its unit maybe stuck to the number ('500ms', '2s')
-_WITHIN = (rf"(?:{terms('bound_modal')}\s+)?(?:{terms('bound_verb')}\s*)?"
-           rf"(?:{terms('bound_lead')}\s*)*")
+_LEADS = rf"(?:{terms('bound_lead')}\s*)*"
+_WITHIN = rf"(?:{terms('bound_modal')}\s+)?(?:{terms('bound_verb')}\s*)?{_LEADS}"
 _SECS = rf"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>{terms('secs')})\b"
 #: a bound said before a length ('prompts up to 6k', 'réponses de 500 jetons au plus')
 _UP_TO = terms("up_to")
@@ -313,8 +313,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
         _ttft,
         cues=("token", "ttft", "jeton")),
     # the bound first: 'pas plus de 3 s pour le premier jeton', 'under 2 s to the first token'
+    # (its lead-in words only: a requirement's verbs come after what they bound, and this
+    # pattern, unanchored, is tried at every place of a message)
     Recogniser("first_token_before", ("ttft_s",), re.compile(
-        rf"{_WITHIN}{_SECS}\s*{terms('for_the')}\s+(?:{terms('the')}\s+)?"
+        rf"{_LEADS}{_SECS}\s*{terms('for_the')}\s+(?:{terms('the')}\s+)?"
         rf"{terms('first_token')}\b"), _ttft,
         cues=("token", "ttft", "jeton")),
     # 'latency under 1 s', 'temps de réponse max 3s': most often the wait for the first
