@@ -64,6 +64,9 @@ _APIECE = rf"{terms('apiece')}\b(?!\s*(?:{terms('servers')}|{terms('gpus')}))"
 #: 'ne devra pas excéder'), then lead-in words ('in', 'under', 'moins de', 'max'); and a
 #: duration in seconds, its unit maybe stuck to the number ('500ms', '2s')
 _LEADS = rf"(?:{terms('bound_lead')}\s*)*"
+#: which of the waits is bound, between its name and its bound ('TTFT p95', 'latency median',
+#: 'le TTFT au 95e percentile')
+_WHICH = rf"(?:\s+{terms('central')})?"
 _WITHIN = rf"(?:{terms('bound_modal')}\s+)?(?:{terms('bound_verb')}\s*)?{_LEADS}"
 _SECS = rf"(?<![\w.\-\u2212])(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>{terms('secs')})\b"
 #: a bound said before a length ('prompts up to 6k', 'réponses de 500 jetons au plus')
@@ -308,7 +311,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("first_token_after", ("ttft_s",), re.compile(
         # 'le TTFT, si on veut max 1 seconde': an aside between the name and its bound
         # 'time until the first token', 'temps d'obtention du premier token': its words too
-        rf"\b(?:{terms('first_token_lead')}\s+)?{terms('first_token')}\s*"
+        rf"\b(?:{terms('first_token_lead')}\s+)?{terms('first_token')}{_WHICH}\s*"
         rf"(?:,?\s*{terms('bound_aside')}\s+)?{_WITHIN}{_SECS}"),
         _ttft,
         cues=("token", "ttft", "jeton")),
@@ -323,7 +326,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     # token (streamed answers); assumed, so the reply says so and offers the change
     Recogniser("latency", ("ttft_s",), re.compile(
         rf"\b{terms('latency')}"
-        rf"(?:\s+(?:p\d{{2}}|{terms('central')}))?\s*"  # 'latency p95 ...'
+        rf"{_WHICH}\s*"  # 'latency p95 ...'
         rf"{_WITHIN}{_SECS}"), _ttft, frozenset({"ttft_s"}),
         cues=("laten", "respon", "repons", "repond", "answer", "repl")),
     Recogniser("requests_per_second", ("requests_per_s",), re.compile(rf"{N}\s*{terms('rps')}\b"),
