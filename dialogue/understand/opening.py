@@ -117,7 +117,9 @@ _OWN: tuple[Recogniser, ...] = (
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
     Recogniser("concurrency_named", ("concurrency",),
-               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"),
+               # never a number of the next answer ('10% peak concurrency, 8k context')
+               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"
+                   rf"(?!\s*{terms('context_word')}\b)"),
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser("context_after", ("context",), _rx(
