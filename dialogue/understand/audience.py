@@ -113,7 +113,7 @@ OVER_A_PERIOD = Recogniser("people_over_a_period", ("users_total",), re.compile(
 _SHARE_ALONE = re.compile(
     rf"(?:^|\s)(?:{terms('share_joiners')}\s+)*(?:{_LEAD}\s*)?(?:{terms('about')}\s+)?{SHARE}"
     rf"(?:\s+(?:{terms('of_them')}|{terms('of_people')}))?"
-    rf"(?:\s+{terms('are')})?(?(lead)(?=[\s|]|$)|(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}"
+    rf"(?:\s+{terms('are')})?(?(lead)(?:\s+{ACTIVE})?(?!\w)|(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}"
     rf"(?:\s+{ACTIVE})?)")
 
 
