@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from dialogue.errors import ParseError
-from dialogue.understand.lexicon import alternation, fractions, terms
+from dialogue.understand.lexicon import alternation, entries, fractions, terms
 from dialogue.understand.load import (
     Context,
     Reading,
@@ -26,7 +26,7 @@ from dialogue.understand.numbers import CONCURRENCY_MAX
 from dialogue.understand.patterns import HEADS, N, number
 from engine.wording import msg
 
-__all__ = ["OVER_A_PERIOD", "SHARE_OF_PEOPLE", "share_alone"]
+__all__ = ["OVER_A_PERIOD", "SHARE_FIRST", "SHARE_OF_PEOPLE", "share_alone"]
 
 
 #: A share of people at once, as said: '1 in 3', '30 %', 'a third', '1 sur 3', 'la moitié'.
@@ -36,8 +36,9 @@ SHARE = (rf"(?:(?:(?P<a>\d+)|{terms('share_one')})\s*(?:(?:{HEADS}|{terms('peopl
          rf"{terms('share_of')}\s*(?P<b>\d+)"
          rf"|(?P<pct>\d+(?:[.,]\d+)?)\s*{terms('percent')}"
          rf"|(?P<frac>{alternation(_FRACTIONS)}))")
-#: What says, before it, that a share is of people at once ('peak 15%', 'concurrency 10 %').
-_LEAD = terms("peak_lead")
+#: What says, before it, that a share is of people at once ('peak 15%', 'concurrency 10 %',
+#: 'taux de simultanéité de 5 %'), and the word that may join them ('of', 'de', ':').
+_LEAD = rf"(?P<lead>{terms('peak_lead')})\s*(?:{terms('peak_lead_joiners')}\s*)?"
 #: What says the share is of people at once (not of a budget, not of a context).
 ACTIVE = terms("at_once")
 
@@ -60,17 +61,31 @@ def _share_at_once(m: re.Match[str], ctx: Context) -> Reading | None:
 
 
 
+#: Who a headcount counts: a role ('employees', 'agents') or people ('users', 'personnes')
+_PEOPLE = rf"(?:{HEADS}|{terms('people')})\b"
+#: The cheap test of a share: its sign, its joining word, its fraction's word
+_SHARE_CUES = ("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
+               "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour")
+
 #: '300 users, 1 in 3 at once', '500 employés dont 20 % en même temps': the people and the
 #: share of them at once, said together (before 'users' is read as requests at once)
 SHARE_OF_PEOPLE = Recogniser("share_of_people", ("users_total", "concurrency"), re.compile(
-    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?{terms('their')}\s+)?(?:{HEADS}|{terms('people')})\b"
+    rf"{N}\s*(?:(?:de\s+|d'|of\s+)?{terms('their')}\s+)?{_PEOPLE}"
     rf"(?:\s+{terms('share_joiners')})*"
-    rf"\s+(?:(?P<lead>{_LEAD})\s+(?:of\s+|de\s+|at\s+|a\s+|:\s*)?)?"
+    rf"\s+(?:{_LEAD}\s*)?"
     rf"(?:{terms('about')}\s*)?{SHARE}(?:\s+{terms('of_them')})?(?:\s+{terms('are')})?"
     rf"(?(lead)(?:\s+{ACTIVE})?|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
-    _share_at_once,
-    cues=("%", " in ", " sur ", "/", "half", "third", "quarter", "moitie", "tiers", "quart",
-          "fifth", "tenth", "cinquieme", "dixieme", "percent", "pour"))
+    _share_at_once, cues=_SHARE_CUES)
+
+#: The share first, then whose it is: '5% of our 3000 employees will use it at the same
+#: time', '10 % de nos 3000 agents seront connectés en même temps' (never '3000 at once':
+#: only the share of them is); a few words may stand before the time, as said alone
+SHARE_FIRST = Recogniser("share_first", ("users_total", "concurrency"), re.compile(
+    rf"(?<!\S)(?:{terms('about')}\s+)?{SHARE}\s+{terms('share_whose')}\s*"
+    rf"(?:{terms('their')}\s+)?{N}\s*{_PEOPLE}(?:\s+{terms('are')})?"
+    rf"(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}(?:\s+{ACTIVE})?"),
+    # the cheap test: what says at once, which it must end with (a share is everywhere)
+    _share_at_once, cues=tuple(sorted({w.split("*")[0][:8] for w in entries("at_once")})))
 
 
 def _over_a_period(m: re.Match[str], ctx: Context) -> Reading | None:
@@ -93,11 +108,13 @@ OVER_A_PERIOD = Recogniser("people_over_a_period", ("users_total",), re.compile(
 
 #: A share at once said alone, of people counted before ('half of them are online at the
 #: same time', 'et si 30 % sont connectés en même temps ?', 'un tiers connectés en même temps')
-#: ('only about 10% are on it at the same time': a few words may stand before the time)
+#: ('only about 10% are on it at the same time': a few words may stand before the time), or
+#: said after what says it is one ('concurrency rate of 5%', 'taux de simultanéité de 5 %')
 _SHARE_ALONE = re.compile(
-    rf"(?:^|\s)(?:{terms('share_joiners')}\s+)*(?:{terms('about')}\s+)?{SHARE}"
+    rf"(?:^|\s)(?:{terms('share_joiners')}\s+)*(?:{_LEAD}\s*)?(?:{terms('about')}\s+)?{SHARE}"
     rf"(?:\s+(?:{terms('of_them')}|{terms('of_people')}))?"
-    rf"(?:\s+{terms('are')})?(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}(?:\s+{ACTIVE})?")
+    rf"(?:\s+{terms('are')})?(?(lead)(?:\s+{ACTIVE})?(?!\w)|(?:\s+[a-z']+){{0,3}}?\s+{ACTIVE}"
+    rf"(?:\s+{ACTIVE})?)")
 
 
 def share_apart(rest: str) -> tuple[float, str] | None:

@@ -210,8 +210,11 @@ def compiled() -> Compiled:
     guard = "".join(rf"(?<!\b{re.escape(w)} )" for w in sorted(not_after))
     start = (rf"(?:{_alternation(set(units) - only_in_runs)}"
              rf"|{guard}(?:{_alternation(set(scales) - only_in_runs)})"
-             # 'a hundred', 'a couple dozen': the article starts a run before a scale
-             rf"|(?:{_alternation(before)})(?=\s+(?:(?:{_alternation(only_in_runs)})\s+)?"
+             # 'a hundred', 'a couple dozen': the article starts a run before a scale, and
+             # so does a count said only in runs ('one hundred', 'neuf cents'): left out,
+             # 'one' stayed a word before '100' and was read again as '1 100'
+             rf"|(?:{_alternation(before | only_in_runs)})"
+             rf"(?=\s+(?:(?:{_alternation(only_in_runs)})\s+)?"
              rf"(?:{_alternation(set(scales))})\b))")
     spelled = re.compile(rf"(?<![\w-])(?:{start})(?:{sep}(?:{word}))*(?![\w-])", re.I)
     glued_words = {w for b in books for w in b.glued.words}

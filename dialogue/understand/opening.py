@@ -38,7 +38,7 @@ from dialogue.understand import (
     numbers,
     task,
 )
-from dialogue.understand.audience import OVER_A_PERIOD, SHARE_OF_PEOPLE
+from dialogue.understand.audience import OVER_A_PERIOD, SHARE_FIRST, SHARE_OF_PEOPLE
 from dialogue.understand.lexicon import entries, terms
 from dialogue.understand.load import AnswerValue, Context, Reading, Recogniser
 from dialogue.understand.negation import CORRECTION, REVALUE, negated, resaid
@@ -118,7 +118,9 @@ _OWN: tuple[Recogniser, ...] = (
         cues=("once", "same time", "concurren", "simultan", "parallel", "meme temps",
               "fois")),
     Recogniser("concurrency_named", ("concurrency",),
-               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"),
+               # never a number of the next answer ('10% peak concurrency, 8k context')
+               _rx(rf"\bconcurren(?:cy|ce)(?: of| de)?\s*(?P<v>{N})"
+                   rf"(?!\s*{terms('context_word')}\b)"),
                _one("concurrency", lambda s, c: numbers.concurrency(s)),
         cues=("concurren",)),
     Recogniser("context_after", ("context",), _rx(
@@ -225,7 +227,7 @@ ORDER: tuple[str, ...] = (
     "first_token_after", "first_token_before", "latency",
     "requests_per_second", "rate_short", "rate_long",
     "prompt_and_answer", "documents", "volume", "prompt", "answer", "document_length",
-    "share_of_people", "people_over_a_period", "many_users",
+    "share_of_people", "share_first", "people_over_a_period", "many_users",
     "throughput", "users_at_once", "people_at_once", "concurrency_named",
     "headcount",
     "context_after", "context_before", "training_budget", "deadline", "deadline_open",
@@ -234,7 +236,7 @@ ORDER: tuple[str, ...] = (
     "gpus_per_node", "servers_owned", "server_owned",
 )
 _ALL = {r.name: r for r in (*_OWN, *load.RECOGNISERS, *dataset.EXAMPLES, SHARE_OF_PEOPLE,
-                            OVER_A_PERIOD, _MANY_USERS)}
+                            SHARE_FIRST, OVER_A_PERIOD, _MANY_USERS)}
 if set(_ALL) != set(ORDER):  # a recogniser left out of the order, or a name no one has
     raise RuntimeError(f"recognisers and their order differ: {set(_ALL) ^ set(ORDER)}")
 RECOGNISERS: tuple[Recogniser, ...] = tuple(_ALL[name] for name in ORDER)

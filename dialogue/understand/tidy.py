@@ -93,7 +93,7 @@ def tidy(text: str) -> str:
     t = lex.glued_after.sub(r"\1 ", t)
     t = _WORD.sub(lambda m: slipped(m[0]) or m[0], t)
     t = lex.apart.sub(r"\1\2", t)
-    t = lex.rewrite.sub(lambda m: lex.rewrites.get(key(m[0]), m[0]), t)
+    t = lex.rewrite.sub(_rewritten, t)
     t = lex.scaled.sub(_scaled, t)
     t = lex.spelled.sub(lambda m: spelled_number(m[0]), t)
     return t.strip()
@@ -115,6 +115,11 @@ def as_typed(chunks: list[str], typed: str) -> list[str]:
     for t in dict.fromkeys(w for w in said if w):
         for w in fold(lex.rewrites.get(key(t)) or slipped(t) or "").split():
             gave.setdefault(w, t)
+        # a word elided before it ("d'usagers" written "d'utilisateurs"): the same, with it
+        head, _, tail = t.rpartition("'")
+        if head and tail:
+            for w in fold(lex.rewrites.get(key(tail)) or slipped(tail) or "").split()[:1]:
+                gave.setdefault(f"{head}'{w}", t)
     if any(w.isdigit() and w not in typed_words for c in chunks for w in c.split()):
         gave |= {k: v for k, v in numbers_typed(folded).items() if k not in gave}
     out = []
@@ -127,6 +132,21 @@ def as_typed(chunks: list[str], typed: str) -> list[str]:
             elif source not in kept:
                 kept.append(source)
         out.append(" ".join(kept))
+    return out
+
+
+def _rewritten(m: re.Match[str]) -> str:
+    """A typo or phrase in the readers' words; a percent's words ('pour cent') only after
+    a number ('20 pour cent', 'vingt pour cent'): elsewhere 'pour cent utilisateurs' is
+    for a hundred users, and 'pour cent cinquante' for a hundred and fifty."""
+    lex = compiled()
+    out = lex.rewrites.get(key(m[0]), m[0])
+    if out == "%":
+        before = m.string[: m.start()].split()
+        last = fold(before[-1]) if before else ""
+        if not (last[-1:].isdigit() or (last and all(
+                w in lex.units or w in lex.scales for w in last.split("-")))):
+            return m[0]
     return out
 
 
