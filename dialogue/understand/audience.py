@@ -74,7 +74,7 @@ SHARE_OF_PEOPLE = Recogniser("share_of_people", ("users_total", "concurrency"), 
     rf"(?:\s+{terms('share_joiners')})*"
     rf"\s+(?:{_LEAD}\s*)?"
     rf"(?:{terms('about')}\s*)?{SHARE}(?:\s+{terms('of_them')})?(?:\s+{terms('are')})?"
-    rf"(?(lead)(?:\s+{ACTIVE})?|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
+    rf"(?(lead)(?:\s+{ACTIVE}){{0,2}}|\s+{ACTIVE}(?:\s+{ACTIVE})?)"),
     _share_at_once, cues=_SHARE_CUES)
 
 #: The share first, then whose it is: '5% of our 3000 employees will use it at the same

@@ -449,13 +449,19 @@ _EACH_LENGTH = re.compile(rf"{N}\s*{TOK}\s+{terms('apiece')}\b")
 
 def _share_apart(rest: str, found: Found) -> str:
     """A headcount taken whole ('200 people') and its share at once said apart from it
-    ('..., 8k context, 10% concurrent'): that share of them, as said."""
+    ('..., 8k context, 10% concurrent'): that share of them, as said. People first read as
+    at once ('5000 clients actifs') with a share of them at once said later ('genre 2 %
+    connectés en même temps') were the headcount the share divides."""
     people = found.answers.get("users_total")
-    if not isinstance(people, int) or found.answers.get("concurrency") != people:
+    at_once = found.answers.get("concurrency")
+    if people is None and isinstance(at_once, int) and at_once > 1:
+        people = at_once
+    if not isinstance(people, int) or at_once != people:
         return rest
     apart = audience.share_apart(rest)
     if apart is None:
         return rest
+    found.answers["users_total"] = people
     found.answers["concurrency"] = load.at_once(people, apart[0])
     found.inferred.discard("concurrency")  # said, even when it is the share assumed
     return apart[1]
@@ -575,7 +581,11 @@ def _whose_speed(folded: str, found: Found) -> None:
 
 
 def _vague_speed(rest: str, found: Found) -> str:
-    """'réponse rapide': how fast is asked (no speed is assumed for it)."""
+    """'réponse rapide': how fast is asked (no speed is assumed for it). The quickness of
+    the request itself ('quick one', 'un chiffrage rapide') is read too, and asks nothing."""
+    if names.FAST.search(rest) is None:
+        return rest
+    rest = names.QUICK_ASK.sub(" | ", rest)
     m = names.fast(rest)
     if m is None or "target_tokens_per_s" in found.unsure or any(
             k in found.answers for k in ("per_user_tokens_per_s", "target_tokens_per_s")):
