@@ -25,7 +25,7 @@ from functools import lru_cache
 from dialogue import readers
 from dialogue.conversation import AnswerValue, Conversation, Option, Proposal, SlotName
 from dialogue.headcount import as_counted, assumed_pairs, headcount
-from dialogue.keys import CONFIG, KEYS, pair
+from dialogue.keys import CONFIG, KEYS, for_batch, pair
 from dialogue.keys import ORDER as KEY_ORDER
 from dialogue.machine import Turn
 from dialogue.outcome import NOTHING, Step, tell
@@ -33,6 +33,7 @@ from dialogue.readings import Fetch, Read, Reading, Refusal
 from dialogue.reply import Choice, Notice, Source
 from dialogue.slots import SLOTS, assumed, question, serving, valid
 from dialogue.understand import config, models, names, negation
+from dialogue.understand.load import BATCH_WHEN
 from dialogue.understand.numbers import approximate, digits_in
 from dialogue.understand.opening import Found, extract, serving_said
 from dialogue.understand.text import fold, has_digit, words
@@ -88,6 +89,10 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
             conv.put(key, found.answers[key], "assumed" if key in found.inferred else "said")
             conv.proposals.pop(KEYS[key].slot, None)
             conv.answered(SLOTS[KEYS[key].slot].keys)
+    if conv.sources.get("workload") == "assumed" and serving_said(conv.answers):
+        # a batch job now whole (its documents and their deadline) is only ever served:
+        # the serving an opening inferred is said, as the opening says it when it is whole
+        conv.put("workload", conv.answers["workload"], "said")
     conv.refused(found.refused)  # after: 'H100, 17 GPUs per node' asks the GPUs again
     for slot, proposal in found.unsure.items():
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
@@ -386,6 +391,13 @@ def _names_model(text: str, turn: Turn) -> bool:
     return "model" in found.answers or "model" in found.unsure or found.fetch is not None
 
 
+def _completes(key: str, answers: Mapping[str, AnswerValue]) -> bool:
+    """Whether ``key`` is a part the answers lack of an answer they hold (a batch's document
+    length beside its documents)."""
+    needs = KEYS[key].needs
+    return bool(needs) and key not in answers and all(n in answers for n in needs)
+
+
 def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     """'64 users, 32k context' typed at the load question: the answer and the next ones,
     read as an opening is; or only another question's answer ('8k context' at the load
@@ -393,9 +405,13 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     it?'). Never a new model or workload (those change which questions exist: 'change
     model'). None when the text gives no other question's answer."""
     conv = turn.conv
-    # the other questions' answers are numbers, or a share of the people counted
+    # the other questions' answers are numbers, a share of the people counted, or a batch
+    # job's date ("d'ici jeudi" typed while the workload is confirmed)
+    batch = "documents" in conv.answers and serving(conv.answers)
     found = extract(text, conv.language, find_model=False, today=today) if has_digit(
-        text) else Found()
+        text) or (batch and BATCH_WHEN.search(fold(text))) else Found()
+    if batch:  # the same words are the batch's own ('by Thursday' is its deadline)
+        found.answers = for_batch(found.answers)
     for k in [k for k in found.answers if SLOTS[KEYS[k].slot].shapes]:
         del found.answers[k]
     for s in [s for s in found.unsure if SLOTS[s].shapes]:
@@ -410,8 +426,11 @@ def with_more(text: str, turn: Turn, today: date | None) -> Step | None:
     if here:  # the question's own reader saw them and refused them (a context beyond the
         return None  # model's, a data set's length past what is sized): its error stands
     merged = {**conv.answers, **found.answers}
+    # new for a question still open, or completing an answer it needs ('5 000 tokens chacun'
+    # after a batch's documents and deadline: never a change of them)
     fresh = {k: v for k, v in found.answers.items()
-             if SLOTS[KEYS[k].slot].applies(merged) and not valid(KEYS[k].slot, conv.answers)}
+             if SLOTS[KEYS[k].slot].applies(merged) and (
+                 not valid(KEYS[k].slot, conv.answers) or _completes(k, conv.answers))}
     # given before, and changed only by 'change' (a question that does not apply, such as a
     # weight format for a training run, has nothing to keep)
     answered = {k: v for k, v in found.answers.items() if k not in fresh and k in conv.answers}
