@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -152,14 +152,51 @@ _LOOSE = {"a": "[aàâä]", "e": "[eéèêë]", "i": "[iîï]", "o": "[oôö]", 
           "c": "[cç]", " ": r"[\s\u00a0-]+", "-": r"[-\s]?"}
 
 
+def _loose_atoms(key: str) -> tuple[str, ...]:
+    return tuple(_LOOSE.get(ch, re.escape(ch)) for ch in key)
+
+
 def loose(key: str) -> str:
     """A folded key as a pattern that matches it typed with accents, any case, any spaces:
     'reglage fin' matches 'Réglage  fin'."""
-    return "".join(_LOOSE.get(ch, re.escape(ch)) for ch in key)
+    return "".join(_loose_atoms(key))
+
+
+def trie(entries: Iterable[tuple[str, ...]]) -> str:
+    """Entries, each a sequence of pattern atoms, as one alternation shaped as a prefix tree:
+    'ab', 'abc', 'b' -> 'ab(?:c)?|b'. Why: Python's regex engine tries an alternation's
+    branches one by one at every position of a message, and the lexicon's lists run to
+    hundreds of phrases; sharing their prefixes lets one failed letter drop them all at once.
+    What matches is what the flat alternation, longest first, matches: a phrase is tried
+    before the shorter ones it extends (an optional tail is greedy), and sibling branches
+    begin with different atoms, so at most one of them can match (a wildcard's branch, which
+    may overlap a letter's, comes where its longest phrase would)."""
+    root: dict[str, Any] = {}
+    for atoms in entries:
+        if not atoms:
+            continue
+        node = root
+        for atom in atoms:
+            node = node.setdefault(atom, {})
+        node[""] = {}  # a phrase ends here
+
+    def depth(node: dict[str, Any]) -> int:
+        return max((1 + depth(child) for atom, child in node.items() if atom), default=0)
+
+    def emit(node: dict[str, Any]) -> str:
+        kids = sorted(((atom, child) for atom, child in node.items() if atom),
+                      key=lambda kc: (-depth(kc[1]), kc[0]))
+        parts = [atom + emit(child) for atom, child in kids]
+        if not parts:
+            return ""
+        if "" not in node and len(parts) == 1:
+            return parts[0]
+        return "(?:" + "|".join(parts) + ")" + ("?" if "" in node else "")
+    return emit(root)
 
 
 def _alternation(keys: list[str] | set[str]) -> str:
-    return "|".join(loose(k) for k in sorted(keys, key=len, reverse=True))
+    return trie(_loose_atoms(k) for k in keys)
 
 
 @dataclass(frozen=True)
@@ -292,10 +329,10 @@ def _leads(words: set[str], fillers: Iterable[str] = ()) -> re.Pattern[str]:
 
 
 def alternatives(pick: Callable[[Lexicon], list[str]]) -> str:
-    """Both languages' entries of one list as a pattern's alternatives (escaped, longest
-    first: an alternation then takes a whole phrase, never its start)."""
-    words = {w for lang in LANGS for w in pick(raw(lang))}
-    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+    """Both languages' entries of one list as a pattern's alternatives (escaped, as a prefix
+    tree: an alternation then takes a whole phrase, never its start)."""
+    return trie(tuple(re.escape(c) for c in w)
+                for w in {w for lang in LANGS for w in pick(raw(lang))})
 
 
 def noise_words() -> list[str]:
@@ -325,16 +362,20 @@ def unread() -> set[str]:
     return {name for lang in LANGS for name in raw(lang).words} - _NAMED
 
 
-def _term(word: str) -> str:
-    """One entry as a pattern: escaped, a '*' for any letters ('concurren*', 'reparti* sur')."""
-    return r"\w*".join(re.escape(part) for part in word.split("*"))
+def _term(word: str) -> tuple[str, ...]:
+    """One entry as pattern atoms: escaped letters, a '*' for any letters ('concurren*',
+    'reparti* sur')."""
+    atoms: list[str] = []
+    for i, part in enumerate(word.split("*")):
+        atoms += ([r"\w*"] if i else []) + [re.escape(c) for c in part]
+    return tuple(atoms)
 
 
 @cache
 def terms(name: str) -> str:
     """Both languages' words of one meaning as one group, ready to sit in a pattern: escaped,
     longest first (an alternation then takes a whole phrase, never its start)."""
-    return "(?:" + "|".join(_term(w) for w in entries(name)) + ")"
+    return "(?:" + trie(_term(w) for w in entries(name)) + ")"
 
 
 def fractions() -> dict[str, float]:
@@ -354,5 +395,5 @@ def numbered(table: Literal["approximate", "weekdays", "months"]) -> dict[str, i
 
 
 def alternation(words: Iterable[str]) -> str:
-    """Words as one group of a pattern: escaped, longest first."""
-    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))) + ")"
+    """Words as one group of a pattern: escaped, as a prefix tree (:func:`trie`)."""
+    return "(?:" + trie(tuple(re.escape(c) for c in w) for w in set(words)) + ")"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dialogue.understand import lexicon, opening
 from dialogue.understand.opening import extract
@@ -32,6 +34,21 @@ def test_a_star_stands_for_any_letters() -> None:
     rx = re.compile(rf"{lexicon.terms('at_once')}$")
     assert all(rx.match(w) for w in ("concurrently", "connectes", "simultaneously"))
     assert not rx.match("at")
+
+
+_WORDS = st.lists(st.text("abc ", min_size=1, max_size=5), min_size=1, max_size=12)
+
+
+@given(words=_WORDS, text=st.text("abc ", max_size=30))
+def test_a_list_as_a_prefix_tree_matches_what_its_longest_first_alternation_does(
+        words: list[str], text: str) -> None:
+    """The lists are compiled as prefix trees for speed: every match, at every place and
+    with what must follow it, is the one the flat alternation, longest first, finds."""
+    flat = "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+    tree = lexicon.trie(tuple(re.escape(c) for c in w) for w in set(words))
+    for after in ("", r"\b", "(?![ab])", "c"):
+        a, b = re.compile(f"(?:{flat}){after}"), re.compile(f"(?:{tree}){after}")
+        assert [m.span() for m in a.finditer(text)] == [m.span() for m in b.finditer(text)]
 
 
 @pytest.mark.parametrize(("said", "key", "value"), [
