@@ -19,8 +19,10 @@ from engine.units import NUMBER, SCALE, Kind, Lang, quantity
 def counted(group: str, scale: str = SCALE) -> str:
     """The one pattern of a number as people write it: its scale word maybe after it ('50k',
     '1.5 million'), never part of a word or after a minus, in its own named group (so one
-    pattern can hold three); ``scale`` narrows the scales it takes."""
-    return rf"(?<![\w.\-\u2212])(?P<{group}>{NUMBER}\s*{scale}?)(?![a-z0-9])"
+    pattern can hold three); ``scale`` narrows the scales it takes. It opens with the one
+    test every number passes (a digit or a point): a pattern that starts with it fails at
+    once everywhere else in a message."""
+    return rf"(?=[\d.])(?<![\w.\-\u2212])(?P<{group}>{NUMBER}\s*{scale}?)(?![a-z0-9])"
 
 
 N, N2, N3 = counted("n"), counted("m"), counted("k")
