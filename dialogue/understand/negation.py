@@ -22,7 +22,7 @@ import re
 from dialogue.errors import ParseError
 from dialogue.understand.lexicon import alternatives, compiled, terms
 from dialogue.understand.numbers import whole_groups
-from dialogue.understand.text import fold, shown
+from dialogue.understand.text import fold, has_digit, shown
 from engine.wording import msg
 
 YES = frozenset({
@@ -168,21 +168,25 @@ def resaid(t: str) -> str:
     return _RESAID_BARE.sub(lambda m: m["b"], t)  # '8k, enfin plutôt 16k': 16k
 
 
+def _cut(folded: str, rx: re.Pattern[str]) -> list[str]:
+    """``folded`` in the pieces ``rx`` separates, in order, without the separators."""
+    starts = [0, *(m.end() for m in rx.finditer(folded))]
+    stops = [*(m.start() for m in rx.finditer(folded)), len(folded)]
+    pieces = (folded[a:b].strip(" ,;:.!-") for a, b in zip(starts, stops, strict=True))
+    return [p for p in pieces if p]
+
+
 def corrected(text: str) -> list[str]:
     """The readings of a text that corrects itself, the last correction first: '64 users,
-    sorry 128 users' -> ['128 users', '64 users']. A text without a correction is itself."""
+    sorry 128 users' -> ['128 users', '64 users']. A bare no between two values corrects
+    too ('64, non, 128 en fait'). A text without a correction is itself."""
     folded = fold(text)
-    cuts = [m.end() for m in CORRECTION.finditer(folded)]
-    if not cuts:
+    if CORRECTION.search(folded) is None and REVALUE.search(folded) is None:
         return [text]
     parts: list[str] = []
-    ends = [m.start() for m in CORRECTION.finditer(folded)]
-    starts = [0, *cuts]
-    stops = [*ends, len(folded)]
-    for a, b in zip(starts, stops, strict=True):
-        piece = folded[a:b].strip(" ,;:.!-")
-        if piece:
-            parts.append(piece)
+    for piece in _cut(folded, CORRECTION):
+        values = _cut(piece, REVALUE)  # 'no' separates only values ('no idea' is none)
+        parts += values if len(values) > 1 and all(map(has_digit, values)) else [piece]
     return list(reversed(parts)) or [text]
 
 

@@ -205,7 +205,8 @@ def digits_in(folded: str) -> str:
 _FILLER = re.compile(rf"^(?:{terms('filler')}\s*)+")
 #: the same words after the number ('16 000 tokens environ.', '8k or so'), and a sentence's
 #: full stop
-_FILLER_AFTER = re.compile(rf"(?:\s+(?:{terms('filler')}|{terms('or_so')}))*[\s.!]*$")
+_FILLER_AFTER = re.compile(
+    rf"(?:\s+(?:{terms('filler')}|{terms('or_so')}|{terms('afterthought')}))*[\s.!]*$")
 
 
 def _clean(text: str) -> str:
@@ -375,7 +376,7 @@ DURATION_UNIT = "|".join(sorted(DAYS, key=len, reverse=True))
 _LEAD = re.compile(rf"^{terms('deadline_lead')}\s+")
 #: what may follow a deadline: '10 jours max', '2 weeks at most'
 _TRAIL = re.compile(rf"\s+{terms('at_most_after')}$")
-_DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)\s*(?P<unit>{DURATION_UNIT})?$")
+_DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)(?:\s*|-)(?P<unit>{DURATION_UNIT})?$")
 
 
 def deadline(text: str) -> float:
