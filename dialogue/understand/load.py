@@ -179,7 +179,7 @@ def _headcounts(ms: list[re.Match[str]], ctx: Context) -> Reading | None:
     """People in total, of one headcount or of several joined by 'and' ('2000 nurses and
     300 doctors'): all of them at once, as a count of users is (the reply says so, with one
     click to a share of them); past what is sized at once, the share assumed."""
-    values = [number(group(m, "n") or group(m, "m")) for m in ms]
+    values = [number(group(m, "n") or group(m, "m") or group(m, "k")) for m in ms]
     if any(v is None or v != int(v) for v in values):
         return None
     people = int(sum(v or 0.0 for v in values))
@@ -283,7 +283,7 @@ BATCH_WHEN = re.compile(
 #: The cheap test of a headcount: the roles' stems, and the words of a company or team.
 _HEAD_CUES = (*sorted({r.split("?")[0].rstrip("s")[:6] for r in ROLES}),
               "people", "person", "company", "team", "firm", "organi", "entreprise", "equipe",
-              "societe", "boite", "total", "tout")
+              "societe", "boite", "total", "tout", "of them", "of those", "d'entre", "parmi")
 _ASSUMED_SPEED = frozenset({"per_user_tokens_per_s"})
 NOT_AT_ONCE = rf"(?!\s*{terms('said_at_once')})"
 #: no GPU after a team's count: 'un serveur équipé de 4 RTX 4090' (folded, 'équipé' is
@@ -394,7 +394,10 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     Recogniser("headcount", ("users_total", "concurrency"), re.compile(
         rf"(?:{N}\s*(?:de\s+|d'|of\s+)?(?:{terms('their')}\s+)?"
         rf"(?:{QUALIFIER}{HEADS}|{terms('headcount_people')})"
-        rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')})|{_NO_GPU}))\b"
+        rf"|{terms('company')} (?:of|de) {N2}(?:\s+(?:{HEADS}|{terms('persons')})|{_NO_GPU})"
+        # the people named first, then how many ('lots of users, about 400 of them all up')
+        rf"|(?:{HEADS}|{terms('people')})\s*[\s,|]\s*(?:{terms('about')}\s+)?{N3}\s+{terms('of_them')}"
+        rf"(?:\s+{terms('all_told')})?)\b"
         rf"{NOT_AT_ONCE}"), _headcount,
         cues=_HEAD_CUES, adds=_headcounts),
     # the servers they have ('we have 2 servers with 4x L40S each'): compared with the answer

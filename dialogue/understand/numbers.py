@@ -376,7 +376,7 @@ DURATION_UNIT = "|".join(sorted(DAYS, key=len, reverse=True))
 _LEAD = re.compile(rf"^{terms('deadline_lead')}\s+")
 #: what may follow a deadline: '10 jours max', '2 weeks at most'
 _TRAIL = re.compile(rf"\s+{terms('at_most_after')}$")
-_DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)(?:\s*|-)(?P<unit>{DURATION_UNIT})?$")
+_DURATION = re.compile(rf"^(?P<num>-?\s*[\d.,]+)[\s-]*(?P<unit>{DURATION_UNIT})?$")
 
 
 def deadline(text: str) -> float:

@@ -138,9 +138,9 @@ _OWN: tuple[Recogniser, ...] = (
         _one("train_tokens", lambda s, c: numbers.tokens(s, c.lang)),
         cues=("tok", "jeton")),
     Recogniser("deadline", ("deadline_days",), _rx(
-        rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}(?:\s*|-){terms('duration_units')}\b"
+        rf"(?P<v>\b{terms('within')}?\s*(?<![\w.\-]){NUMBER}[\s-]*{terms('duration_units')}\b"
         rf"(?!\s+{terms('every')}\s+{terms('period_unit')}\b"
-        rf"|\s+{terms('of_amount')}(?:(?<=')|\b)\s*(?!{terms('compute')}\b)[a-z])"
+        rf"|\s+{terms('of_amount')}\b\s*(?!{terms('compute')}\b)[a-z])"
         rf"(?:\s+{terms('at_most_after')})?)"),  # not '8 hours a day',
         # nor an amount ('1000 hours of audio', '500 heures de video')
         _one("deadline_days", lambda s, c: numbers.deadline(s)),

@@ -19,10 +19,11 @@ from engine.units import NUMBER, SCALE, Kind, Lang, quantity
 def counted(group: str, scale: str = SCALE) -> str:
     """The one pattern of a number as people write it: its scale word maybe after it ('50k',
     '1.5 million'), never part of a word or after a minus, in its own named group (so one
-    pattern can hold three); ``scale`` narrows the scales it takes. It opens with the one
-    test every number passes (a digit or a point): a pattern that starts with it fails at
-    once everywhere else in a message."""
-    return rf"(?=[\d.])(?<![\w.\-\u2212])(?P<{group}>{NUMBER}\s*{scale}?)(?![a-z0-9])"
+    pattern can hold three); ``scale`` narrows the scales it takes. An 'x' may follow it
+    before a space ('2x servers': how many of what follows), never a name ('8x7b'). It opens
+    with the one test every number passes (a digit or a point): a pattern that starts with
+    it fails at once everywhere else in a message."""
+    return rf"(?=[\d.])(?<![\w.\-\u2212])(?P<{group}>{NUMBER}\s*{scale}?)(?![a-wyz0-9])(?!x\S)"
 
 
 N, N2, N3 = counted("n"), counted("m"), counted("k")
@@ -65,12 +66,16 @@ def number(text: str, kind: Kind = Kind.COUNT, lang: Lang = "en") -> float | Non
 
 
 _OF_ITEMS = re.compile(rf"\b{ITEMS}\s+{terms('of_with')}\s*$")
+#: what a document is made of ('pages', 'paragraphes'): counted of documents, a length
+_PARTS = re.compile(rf"\b{terms('item_parts')}\b")
 
 
 def of_items(m: re.Match[str]) -> bool:
-    """Whether a count is said of items already named ('documents de 30 pages': their
-    length, not 30 documents)."""
-    return _OF_ITEMS.search(m.string, 0, m.start()) is not None
+    """Whether a count is said of items already named, in their parts ('documents de 30
+    pages': their length, not 30 documents); items of items are counted ('les descriptions
+    de 400k fiches produits': 400k sheets)."""
+    return _OF_ITEMS.search(m.string, 0, m.start()) is not None and _PARTS.search(
+        m.group(0)) is not None
 
 
 def items(text: str) -> int | None:
