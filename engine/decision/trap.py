@@ -35,11 +35,15 @@ def _efficiencies(facts: Facts, big: int) -> tuple[float, float]:
 def _single_node_instead(
     facts: Facts, outcomes: list[StepOutcome]
 ) -> tuple[Facts, list[StepOutcome]] | None:
-    """The big node's facts and walk, when ``outcomes`` end in the trap and it answers alone."""
+    """The big node's facts and walk, when ``outcomes`` end in the trap and it answers alone.
+    Never when the nodes the customer already has are enough: the trap is a purchase, and
+    theirs are bought (what they do is the answer; engine/decision/owned.py). When more must
+    be bought, one big node is still the better buy."""
     d = outcomes[-1].deployment
     big = facts.policy.full_node_gpus
-    if (d is None or facts.gpn >= big or d.verdict not in ("multi_node", "replicas")
-            or d.total_nodes * facts.gpn > big):
+    owned = facts.request.nodes_owned
+    if (d is None or (owned is not None and d.total_nodes <= owned) or facts.gpn >= big
+            or d.verdict not in ("multi_node", "replicas") or d.total_nodes * facts.gpn > big):
         return None
     big_facts = facts.other(gpus_per_node=big)
     big_walk = walk(big_facts)

@@ -191,3 +191,17 @@ def test_a_training_card_states_its_training_state_once() -> None:
     assert round(float(step1.params["state"]) / 1e9, 1) == state  # type: ignore[arg-type]
     (math,) = [m for m in r.math if m.id == "math.training_state"]
     assert round(float(math.params["total"]) / 1e9, 1) == state  # type: ignore[arg-type]
+
+
+def test_owned_small_nodes_that_serve_the_load_are_the_answer_never_a_purchase() -> None:
+    """Two owned 4x L40S servers that carry 120 at once: the card is about them (2 copies,
+    one per server), never 'buy one 8-GPU node first', the advice for a purchase. When they
+    cannot carry it, the one big node is still what to buy."""
+    kw = {"model": "qwen-2.5-32b", "gpu": "l40s", "gpus_per_node": 4, "concurrency": 120,
+          "context": 8192}
+    theirs = recommend(SizingRequest(**kw, nodes_owned=2), alternatives=False)  # type: ignore[arg-type]
+    assert (theirs.gpus_per_node, theirs.nodes) == (4, 2)
+    assert all(not c.id.startswith("caveat.research_lab_trap") for c in theirs.caveats)
+    buying = recommend(SizingRequest(**kw), alternatives=False)  # type: ignore[arg-type]
+    assert buying.gpus_per_node == 8
+    assert any(c.id.startswith("caveat.research_lab_trap") for c in buying.caveats)
