@@ -393,9 +393,11 @@ def valid(slot: SlotName, answers: Answers) -> bool:
 def holds(key: str, answers: Answers) -> bool:
     """Whether an answer key counts for these answers (sent to the engine, shown): its
     question applies and is validly answered, or the key is one its question keeps beside
-    an answer still to come (a first-token bound before the speed is said)."""
+    an answer still to come (a first-token bound before the speed is said). While the
+    workload is still asked, whatever was said is shown: which questions apply is not known
+    yet ('continued pretraining on 50B tokens in 4 weeks' keeps its budget and deadline)."""
     slot = SLOTS[answer_keys.KEYS[key].slot]
-    return key in answers and slot.applies(answers) and (
+    return key in answers and (slot.applies(answers) or "workload" not in answers) and (
         valid(slot.name, answers) or key in slot.keeps or key in slot.parts)
 
 
