@@ -16,7 +16,7 @@ from dialogue.conversation import AnswerValue, Conversation
 from dialogue.keys import pair
 from dialogue.reply import Notice
 from dialogue.understand.load import at_once
-from dialogue.understand.opening import counts_users
+from dialogue.understand.phrases import counts_users
 from engine.wording import Message, msg
 
 __all__ = ["as_counted", "assumed_pairs", "headcount"]

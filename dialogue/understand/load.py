@@ -9,8 +9,9 @@ reads it onto the answers the engine takes (keys as the engine CLI names them:
 ``per_user_tokens_per_s``, ``requests_per_s``, ``prompt_tokens``, ``output_tokens``,
 ``gpus_per_node``, ...); what it had to assume (a reading speed for "as fast as ChatGPT",
 the share of a headcount at once) is marked, so the reply says "I assumed" and offers the
-change. ``dialogue/understand/opening.py`` runs them with its own; relative dates ("by
-Friday") need ``today``, which the service passes in (the readers stay pure).
+change. ``dialogue/understand/opening.py`` runs them with the opening's own
+(``phrases.py``); relative dates ("by Friday") need ``today``, which the service passes in
+(the readers stay pure).
 """
 
 from __future__ import annotations

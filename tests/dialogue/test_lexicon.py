@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dialogue.understand import lexicon, opening
+from dialogue.understand import lexicon, phrases
 from dialogue.understand.opening import extract
 
 
 def test_every_list_of_words_is_read_by_a_reader() -> None:
-    assert opening.RECOGNISERS  # the opening imports every reader, each names its lists
+    assert phrases.RECOGNISERS  # the opening imports every reader, each names its lists
     assert lexicon.unread() == set()
 
 
