@@ -138,9 +138,17 @@ def _asked(text: str, conv: Conversation, today: date | None) -> str:
     return text if set(_said(text, conv, today)) - set(_said(joined, conv, today)) else joined
 
 
-def _said(text: str, conv: Conversation, today: date | None) -> dict[str, AnswerValue]:
-    found = extract(text, conv.language, today=today, training=is_training(conv.answers))
+def _read(text: str, conv: Conversation, today: date | None) -> Found:
+    return extract(text, conv.language, today=today, training=is_training(conv.answers))
+
+
+def _said_in(found: Found) -> dict[str, AnswerValue]:
+    """What a reading says, not what it inferred."""
     return {k: v for k, v in found.answers.items() if k not in found.inferred}
+
+
+def _said(text: str, conv: Conversation, today: date | None) -> dict[str, AnswerValue]:
+    return _said_in(_read(text, conv, today))
 
 
 def _restated(piece: str, conv: Conversation, today: date | None) -> bool:
@@ -148,8 +156,8 @@ def _restated(piece: str, conv: Conversation, today: date | None) -> bool:
     seconde, c'est lent'): the card restated before the change asked."""
     if not has_digit(piece):
         return False
-    found = extract(piece, conv.language, today=today, training=is_training(conv.answers))
-    said = {k: v for k, v in found.answers.items() if k not in found.inferred}
+    found = _read(piece, conv, today)
+    said = _said_in(found)
     held = all(conv.answers.get(k) == v for k, v in said.items()) and all(
         any(o.answers and all(conv.answers.get(k) == v for k, v in o.answers.items())
             for o in p.options) for p in found.unsure.values())
