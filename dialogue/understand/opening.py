@@ -54,6 +54,7 @@ from engine.wording import msg
 #: - 64'); a dash between words is a dash ('engineers - 25 of them at once - with')
 _MINUS = re.compile(rf"(?:^|\s)(?:[-\u2212](?=\d)|(?<![\w)] )[-\u2212]\s*)"
                     rf"{NUMBER}\s*{SCALE}?(?:\s*[a-z/]+){{0,2}}")
+_NUMBERS_APART = re.compile(r"(?<=\d),\s+(?=\d)")
 _APART = re.compile(r"(?<!\d),|,(?!\d)|(?<!\d):(?!//)|:(?![\d/])|[;!?()]|(?<=[a-z\d])\.(?=\s|$)")
 
 
@@ -89,7 +90,9 @@ def extract(said: str, lang: Lang = "en", *, find_model: bool = True,
     # so does a full stop after a word ('We'd rent H200s. Thanks'), never one in '3.1'.
     # Numbers in groups of three are joined first ("2 000 000" -> "2000000"): a group never
     # spans what split them ('Mistral Small 3 : 120 000 exemples' is no 3,120,000)
-    rest = " " + " ".join(_APART.sub(" ", numbers.whole_groups(t)).split()) + " "
+    # and a comma between two numbers keeps them two ('mistral small 3, 300M tokens')
+    rest = numbers.whole_groups(t)
+    rest = " " + " ".join(_APART.sub(" ", _NUMBERS_APART.sub(" | ", rest)).split()) + " "
     rest = numbers.approximate(rest)  # 'une cinquantaine', '40-60 users': the peak
     rest = _minus(rest, found)
     unused = list(found.leftovers)
