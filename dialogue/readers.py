@@ -108,8 +108,9 @@ def _phrases(t: str, a: Answers, lang: Lang, today: date | None,
     return Reading(got, frozenset(k for k in found.inferred if k in got))
 
 
-#: what a batch job is said with: its documents, their length, its deadline
-BATCH = ("documents", "document_tokens", "batch_days")
+#: what a batch job is said with: its documents, their length, its deadline, and what it does
+#: to each (a translation keeps translating when its documents or deadline change)
+BATCH = ("documents", "document_tokens", "batch_days", "task")
 
 
 def undated_batch(a: Answers) -> bool:
