@@ -31,7 +31,7 @@ from dialogue.understand.commands import Command
 from dialogue.understand.opening import Found, extract
 from dialogue.understand.text import fold, has_digit
 from engine.result import StepAnswer
-from engine.wording import Message, msg
+from engine.wording import msg
 
 
 def at_result(text: str, turn: Turn, today: date | None) -> Step:
@@ -95,7 +95,7 @@ def at_result(text: str, turn: Turn, today: date | None) -> Step:
             answers, inferred = as_counted(conv, got.answers, got.inferred, text)
             reading.put(conv, slot, answers, "said", inferred)
         return moved(turn, tell(Notice(kind="understood", text=msg(
-            "dialogue.notice.changed", answers=[_pair(k, v, before) for k, v in said.items()
+            "dialogue.notice.changed", answers=[pair(k, v, before) for k, v in said.items()
                                                 if KEYS[k].shown]))))
     if slots:  # 'what about 4-bit?' on a card 4-bit would not change: said why, nothing moves
         stuck = next(s for s in slots if s not in can)
@@ -260,16 +260,6 @@ def _why(q: StepAnswer) -> Step:
     return tell(Notice(kind="info", text=msg(
         "dialogue.notice.why", step=q.step, question=q.question,
         answer=msg(f"answer.{q.answer.replace(' ', '_')}"), because=q.because)))
-
-
-def _pair(key: str, value: AnswerValue, before: Mapping[str, AnswerValue]) -> Message:
-    """One answer changed, said with the value it replaces ('Concurrent requests: 50 ->
-    100'): a change said relative to the card, or in passing, is checked at a glance."""
-    old = before.get(key)
-    if old is None or old == value:
-        return pair(key, value)
-    k = KEYS[key]
-    return msg("dialogue.notice.pair_from", label=k.label, old=k.show(old), new=k.show(value))
 
 
 def _completed(slot: SlotName, text: str, said: dict[str, AnswerValue], conv: Conversation,

@@ -80,6 +80,7 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
     """Put what a sentence gave into the answers, and say it: said, then assumed; what needs
     a confirmation becomes its question's proposal; what means nothing without an answer
     nobody gave (a documents' length, no documents) is not kept, and said so."""
+    before = dict(conv.answers)
     moot = {k: v for k, v in found.answers.items()
             if any(n not in found.answers and n not in conv.answers for n in KEYS[k].needs)}
     for k in moot:
@@ -97,7 +98,7 @@ def keep(conv: Conversation, found: Found, notice: str) -> Step:
     for slot, proposal in found.unsure.items():
         if not valid(slot, conv.answers) or slot == conv.state:  # 'change model to llama 70b'
             conv.proposals[slot] = proposal
-    shown = [pair(k, found.answers[k]) for k in KEY_ORDER
+    shown = [pair(k, found.answers[k], before) for k in KEY_ORDER
              if k in found.answers and k not in found.inferred and KEYS[k].shown]
     assumed = assumed_pairs(found.answers, [k for k in KEY_ORDER if k in found.inferred])
     notices: list[Notice] = []

@@ -174,7 +174,12 @@ def for_batch(said: Mapping[str, AnswerValue]) -> dict[str, AnswerValue]:
     return out
 
 
-def pair(key: str, value: AnswerValue) -> Message:
-    """'Concurrent requests: 64': one answer as every reply says it."""
+def pair(key: str, value: AnswerValue, before: Answers | None = None) -> Message:
+    """'Concurrent requests: 64': one answer as every reply says it; with the value it
+    replaces when ``before`` held another ('Concurrent requests: 50 -> 100'), so that a
+    change said relative to the card, or in passing, is checked at a glance."""
     k = KEYS[key]
-    return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
+    old = before.get(key) if before is not None else None
+    if old is None or old == value:
+        return msg("dialogue.notice.pair", label=k.label, value=k.show(value))
+    return msg("dialogue.notice.pair_from", label=k.label, old=k.show(old), new=k.show(value))

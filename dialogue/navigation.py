@@ -114,10 +114,17 @@ def back_target(turn: Turn) -> SlotName | None:
 
 def then(turn: Turn, step: Step) -> Step:
     """After an answer's step: on to the next question when it answered this one; the same
-    question, saved, when it changed the conversation without answering (a proposal)."""
+    question, saved, when it changed the conversation without answering (a proposal), unless
+    the change made it moot ('what if it's by tomorrow?' typed at the 4-bit question, when
+    4-bit weights no longer change the answer): then on, as an answer would."""
     if step.answered:
         return moved(turn, step)
-    return step + stay(turn) if step.changed else step
+    if not step.changed:
+        return step
+    state = turn.state
+    if is_question(state) and not plan_of(turn.conv).still_asked(state):
+        return moved(turn, step)
+    return step + stay(turn)
 
 
 def moved(turn: Turn, step: Step) -> Step:
