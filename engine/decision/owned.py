@@ -93,7 +93,8 @@ def owned(facts: Facts) -> Owned | None:
     key = "owned.serves_all" if served >= facts.concurrency else "owned.serves_some"
     said = msg(key, hardware=hw, served=served, concurrency=facts.concurrency,
                per_user=plan.per_user_tokens_per_s, ttft=plan.ttft_s,
-               precision=terms.precision(plan.precision), layout=terms.inference_layout(plan))
+               precision=terms.precision(plan.precision),
+               layout=terms.inference_layout(plan, nodes))
     return Owned.of(nodes=nodes, gpus_per_node=facts.gpn, gpu=facts.gpu.id,
                     precision=plan.precision, served=served, concurrency=facts.concurrency,
                     per_user_tokens_per_s=round(plan.per_user_tokens_per_s, 2),

@@ -81,11 +81,14 @@ def model_name(facts: Facts) -> Message:
     return msg("model.synthetic", params=r.params_b * 1e9)
 
 
-def inference_layout(plan: InferencePlan) -> Message:
-    """How a serving plan runs: 'TP=8 x PP=2', or '2 copies of TP=4'."""
-    if plan.dp == 1:
+def inference_layout(plan: InferencePlan, nodes: int = 1) -> Message:
+    """How a serving plan runs: 'TP=8 x PP=2', or '2 copies of TP=4'; a plan of one node run
+    on each of ``nodes`` nodes counts every node's copies ('4 copies of TP=4' on two nodes
+    of 2), never one node's as if they were all."""
+    copies = plan.dp * (nodes if plan.nodes == 1 else 1)
+    if copies == 1:
         return text(plan.label)
-    return msg("layout.copies", copies=plan.dp,
+    return msg("layout.copies", copies=copies,
                layout=notation(plan.tp, plan.pp, 1, attention_dp=plan.attention_dp))
 
 

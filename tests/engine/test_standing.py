@@ -6,6 +6,8 @@ The properties run over the catalog's models, loads of 1-256 requests and contex
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -205,3 +207,16 @@ def test_owned_small_nodes_that_serve_the_load_are_the_answer_never_a_purchase()
     buying = recommend(SizingRequest(**kw), alternatives=False)  # type: ignore[arg-type]
     assert buying.gpus_per_node == 8
     assert any(c.id.startswith("caveat.research_lab_trap") for c in buying.caveats)
+
+
+def test_owned_nodes_each_running_copies_count_every_copy() -> None:
+    """Two owned 8x H100 servers, each running 2 copies of TP=4: the headline says the 4
+    copies the customer runs, never one server's 2 as if they were all."""
+    from engine.wording import render
+    r = recommend(SizingRequest(model="qwen-2.5-72b", gpu="h100-sxm", nodes_owned=2,
+                                concurrency=300, context=8192), alternatives=False)
+    assert r.owned is not None and r.owned.served == 300
+    said = render(r.owned.said, "en")
+    copies = re.search(r"(\d+) copies of TP=(\d+)", said)
+    assert copies is not None, said
+    assert int(copies[1]) * int(copies[2]) == r.owned.nodes * r.owned.gpus_per_node, said
